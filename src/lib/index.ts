@@ -1,0 +1,6 @@
+export { SessionManager, type SessionInfo, type SessionStatus, type ManagerOptions } from './sessions/manager';
+export type { CleanupReport } from './sessions/cleanup';
+export type { Settings } from './storage/settings';
+export { DEFAULT_SETTINGS } from './storage/settings';
+export { validateWorkspacePath, InvalidPathError } from './paths';
+export type { RunEvent, RunResult, RunError, MimeBundle, VariableInfo, WorkspaceEntry } from './worker-api';

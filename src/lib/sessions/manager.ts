@@ -1,0 +1,290 @@
+import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
+import { commitChange } from '../storage/commit';
+import { listFileRecords, readFileData } from '../storage/files';
+import { deleteSessionData, getSession, listSessionRecords, newSessionRecord, putSession, updateSession } from '../storage/sessions';
+import { readSettings, writeSettings, type Settings } from '../storage/settings';
+import { clearVariables, listVariableRecords } from '../storage/variables';
+import { validateWorkspacePath } from '../paths';
+import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../worker-api';
+import { applyCleanup, type CleanupReport } from './cleanup';
+import { SessionHost, type HostState } from './host';
+
+export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
+
+export interface SessionInfo {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastActiveAt: number;
+  variableCount: number;
+  totalExecutions: number;
+  storageBytes: number;
+  status: SessionStatus;
+}
+
+export interface ManagerOptions {
+  dbName?: string;
+  /** Absolute URL of the served Pyodide core; defaults to `pyodide/` beside the page. */
+  indexURL?: string;
+  /** Milliseconds a stop waits for an interrupt before restarting the worker. */
+  interruptGraceMs?: number;
+}
+
+const MAX_NAME = 100;
+const MAX_VAR_NAME = 100;
+const MAX_VAR_VALUE = 64 * 1024;
+
+function cleanSessionName(name: string): string {
+  const trimmed = String(name ?? '').trim();
+  if (!trimmed) throw new Error('A session name cannot be empty.');
+  if (trimmed.length > MAX_NAME) throw new Error(`A session name can have at most ${MAX_NAME} characters.`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new Error('A session name cannot contain control characters.');
+  return trimmed;
+}
+
+function validateSessionVars(vars: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(vars)) {
+    const name = key.trim();
+    if (!name) throw new Error('A session variable needs a name.');
+    if (name.length > MAX_VAR_NAME) throw new Error(`A session variable name can have at most ${MAX_VAR_NAME} characters.`);
+    if (typeof value !== 'string') throw new Error(`Session variable "${name}" must be a string.`);
+    if (value.length > MAX_VAR_VALUE) throw new Error(`Session variable "${name}" is longer than ${MAX_VAR_VALUE} characters.`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The app's model and public API: sessions, their runs, files, variables and settings.
+ * Every session's live state is a SessionHost keyed by its id.
+ */
+export class SessionManager {
+  private readonly hosts = new Map<string, SessionHost>();
+  private readonly listeners = new Set<() => void>();
+  private settings!: Settings;
+  readonly dbName: string;
+  readonly indexURL: string;
+  lastCleanup: CleanupReport = { markedInactive: [], deleted: [] };
+
+  private constructor(
+    readonly db: PyTabsDB,
+    private readonly options: ManagerOptions,
+  ) {
+    this.dbName = options.dbName ?? DEFAULT_DB_NAME;
+    this.indexURL = options.indexURL ?? new URL('pyodide/', document.baseURI).href;
+  }
+
+  /** Opens storage and applies the cleanup policy. */
+  static async open(options: ManagerOptions = {}): Promise<SessionManager> {
+    const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
+    const manager = new SessionManager(db, options);
+    manager.settings = await readSettings(db);
+    manager.lastCleanup = await applyCleanup(db, manager.settings);
+    return manager;
+  }
+
+  /** Called after anything a panel shows may have changed. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  private host(sessionId: string): SessionHost {
+    let host = this.hosts.get(sessionId);
+    if (!host) {
+      host = new SessionHost(sessionId, {
+        dbName: this.dbName,
+        indexURL: this.indexURL,
+        limits: () => this.limits(),
+        interruptGraceMs: this.options.interruptGraceMs,
+        onState: () => this.changed(),
+      });
+      this.hosts.set(sessionId, host);
+    }
+    return host;
+  }
+
+  private limits() {
+    return { variableBytes: this.settings.variableLimitBytes, sessionBytes: this.settings.sessionLimitBytes };
+  }
+
+  private async requireSession(sessionId: string): Promise<SessionRecord> {
+    const record = await getSession(this.db, sessionId);
+    if (!record) throw new Error(`No session with id ${sessionId}.`);
+    return record;
+  }
+
+  async createSession(name?: string): Promise<SessionInfo> {
+    const count = (await listSessionRecords(this.db)).length;
+    const record = newSessionRecord(crypto.randomUUID(), cleanSessionName(name ?? `Session ${count + 1}`));
+    await putSession(this.db, record);
+    this.changed();
+    return this.info(record);
+  }
+
+  private info(record: SessionRecord): SessionInfo {
+    const host = this.hosts.get(record.id);
+    const state: HostState = host?.state ?? 'asleep';
+    const status: SessionStatus =
+      state === 'running' ? 'running'
+      : state === 'starting' ? 'starting'
+      : state === 'error' ? 'error'
+      : state === 'ready' ? 'idle'
+      : record.status === 'inactive' ? 'inactive'
+      : 'asleep';
+    const { id, name, createdAt, lastActiveAt, variableCount, totalExecutions, storageBytes } = record;
+    return { id, name, createdAt, lastActiveAt, variableCount, totalExecutions, storageBytes, status };
+  }
+
+  async listSessions(): Promise<SessionInfo[]> {
+    return (await listSessionRecords(this.db)).map((r) => this.info(r));
+  }
+
+  async getSession(sessionId: string): Promise<SessionInfo> {
+    return this.info(await this.requireSession(sessionId));
+  }
+
+  async renameSession(sessionId: string, name: string): Promise<void> {
+    const clean = cleanSessionName(name);
+    await updateSession(this.db, sessionId, (r) => void (r.name = clean));
+    this.changed();
+  }
+
+  /** Starts a session's worker ahead of its first run. */
+  async startSession(sessionId: string) {
+    await this.requireSession(sessionId);
+    return this.host(sessionId).start();
+  }
+
+  async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+    const record = await this.requireSession(sessionId);
+    try {
+      return await this.host(sessionId).run(code, record.vars, onEvent);
+    } finally {
+      this.changed();
+    }
+  }
+
+  /** Runs code in a fresh scratch worker that keeps nothing. */
+  async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+    const host = new SessionHost(null, { dbName: this.dbName, indexURL: this.indexURL, limits: () => this.limits() });
+    try {
+      return await host.run(code, {}, onEvent);
+    } finally {
+      host.terminate();
+    }
+  }
+
+  async stop(sessionId: string) {
+    const outcome = (await this.hosts.get(sessionId)?.stop()) ?? 'idle';
+    this.changed();
+    return outcome;
+  }
+
+  async listVariables(sessionId: string): Promise<VariableInfo[]> {
+    const records = await listVariableRecords(this.db, sessionId);
+    return records.map(({ sessionId: _, hash: __, ...info }) => info);
+  }
+
+  async listFiles(sessionId: string): Promise<WorkspaceEntry[]> {
+    return (await listFileRecords(this.db, sessionId)).map(({ path, size, modifiedAt }) => ({ path, size, modifiedAt }));
+  }
+
+  async readFile(sessionId: string, path: string): Promise<Uint8Array> {
+    const clean = validateWorkspacePath(path);
+    const data = await readFileData(this.db, sessionId, clean);
+    if (!data) throw new Error(`No file named "${clean}" in this session.`);
+    return data;
+  }
+
+  /** File operations go through a live worker (so Python sees them), else straight to storage. */
+  async writeFile(sessionId: string, path: string, data: Uint8Array): Promise<void> {
+    const clean = validateWorkspacePath(path);
+    await this.requireSession(sessionId);
+    const host = this.hosts.get(sessionId);
+    if (host?.isLive) await host.call((api) => api.writeFile(clean, data));
+    else await commitChange(this.db, sessionId, { files: { put: [{ path: clean, data, modifiedAt: Date.now() }] } });
+    this.changed();
+  }
+
+  async deleteFile(sessionId: string, path: string): Promise<void> {
+    const clean = validateWorkspacePath(path);
+    const host = this.hosts.get(sessionId);
+    if (host?.isLive) await host.call((api) => api.deleteFile(clean));
+    else {
+      await this.readFile(sessionId, clean);
+      await commitChange(this.db, sessionId, { files: { delete: [clean] } });
+    }
+    this.changed();
+  }
+
+  async renameFile(sessionId: string, from: string, to: string): Promise<void> {
+    const src = validateWorkspacePath(from);
+    const dest = validateWorkspacePath(to);
+    const host = this.hosts.get(sessionId);
+    if (host?.isLive) await host.call((api) => api.renameFile(src, dest));
+    else {
+      const data = await this.readFile(sessionId, src);
+      if (await readFileData(this.db, sessionId, dest)) throw new Error(`A file named "${dest}" already exists.`);
+      await commitChange(this.db, sessionId, { files: { put: [{ path: dest, data, modifiedAt: Date.now() }], delete: [src] } });
+    }
+    this.changed();
+  }
+
+  /** Forgets the session's variables; its files, history and settings stay. */
+  async clearSession(sessionId: string): Promise<void> {
+    await this.requireSession(sessionId);
+    const host = this.hosts.get(sessionId);
+    if (host?.isLive) await host.call((api) => api.clear());
+    else await clearVariables(this.db, sessionId);
+    this.changed();
+  }
+
+  /** Stops the session's worker and removes everything stored under its id. */
+  async deleteSession(sessionId: string): Promise<void> {
+    const host = this.hosts.get(sessionId);
+    host?.terminate();
+    this.hosts.delete(sessionId);
+    await deleteSessionData(this.db, sessionId);
+    this.changed();
+  }
+
+  async getSessionVars(sessionId: string): Promise<Record<string, string>> {
+    return { ...(await this.requireSession(sessionId)).vars };
+  }
+
+  async setSessionVars(sessionId: string, vars: Record<string, string>): Promise<void> {
+    const clean = validateSessionVars(vars);
+    await updateSession(this.db, sessionId, (r) => void (r.vars = clean));
+    this.changed();
+  }
+
+  getSettings(): Settings {
+    return { ...this.settings };
+  }
+
+  async updateSettings(change: Partial<Settings>): Promise<Settings> {
+    this.settings = await writeSettings(this.db, change);
+    this.changed();
+    return this.getSettings();
+  }
+
+  /** Applies the cleanup policy now, sparing sessions with a live worker. */
+  async cleanup(now = Date.now()): Promise<CleanupReport> {
+    this.lastCleanup = await applyCleanup(this.db, this.settings, now, (id) => this.hosts.get(id)?.isLive ?? false);
+    this.changed();
+    return this.lastCleanup;
+  }
+
+  /** Terminates every worker (page unload, tests). */
+  dispose(): void {
+    for (const host of this.hosts.values()) host.terminate();
+    this.hosts.clear();
+  }
+}

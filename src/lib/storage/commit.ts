@@ -1,0 +1,95 @@
+import type { IDBPTransaction } from 'idb';
+import { sessionRange, type PyTabsDB, type PyTabsSchema, type VariableRecord } from './db';
+
+/** Everything one run (or one file operation) changed in a session. */
+export interface SessionChange {
+  files?: { put?: { path: string; data: Uint8Array; modifiedAt: number }[]; delete?: string[] };
+  variables?: {
+    /** Metadata of changed variables; `pickle` set for those whose bytes changed. */
+    put?: (Omit<VariableRecord, 'sessionId'> & { pickle?: Uint8Array })[];
+    delete?: string[];
+  };
+  /** Top-level import/def/class sources to append to the replay log. */
+  replay?: string[];
+  /** True when the change comes from an executed run. */
+  executed?: boolean;
+  now?: number;
+}
+
+/**
+ * Writes one change in a single transaction, so a crash or a failed write leaves
+ * the previous commit whole. Keeps the session's counters (executions, variable
+ * count, storage bytes, last active) in step with what is stored.
+ */
+export async function commitChange(db: PyTabsDB, sessionId: string, change: SessionChange): Promise<void> {
+  const stores = ['sessions', 'files', 'fileData', 'variables', 'pickles', 'replay'] as const;
+  const tx = db.transaction(stores, 'readwrite');
+  // Keep `done` observed so an abort's rejection is not reported as unhandled.
+  tx.done.catch(() => undefined);
+  try {
+    await writeChange(tx, sessionId, change);
+  } catch (error) {
+    // A request that throws synchronously (a bad key) does not abort the transaction by
+    // itself: the writes queued before it would still commit. Abort explicitly.
+    try {
+      tx.abort();
+    } catch {
+      // Already finished or aborted.
+    }
+    throw error;
+  }
+  await tx.done;
+}
+
+type CommitTx = IDBPTransaction<PyTabsSchema, ('sessions' | 'files' | 'fileData' | 'variables' | 'pickles' | 'replay')[], 'readwrite'>;
+
+async function writeChange(tx: CommitTx, sessionId: string, change: SessionChange): Promise<void> {
+  const now = change.now ?? Date.now();
+  const sessions = tx.objectStore('sessions');
+  const files = tx.objectStore('files');
+  const fileData = tx.objectStore('fileData');
+  const variables = tx.objectStore('variables');
+  const pickles = tx.objectStore('pickles');
+  const replay = tx.objectStore('replay');
+
+  const record = await sessions.get(sessionId);
+  if (!record) throw new Error(`No session with id ${sessionId}`);
+  const writes: Promise<unknown>[] = [];
+  // Each request is observed at once: if a later one throws, the abort rejects the earlier ones.
+  const track = (...requests: Promise<unknown>[]) => {
+    for (const r of requests) {
+      r.catch(() => undefined);
+      writes.push(r);
+    }
+  };
+  for (const f of change.files?.put ?? []) {
+    track(files.put({ sessionId, path: f.path, size: f.data.byteLength, modifiedAt: f.modifiedAt }));
+    track(fileData.put({ sessionId, path: f.path, data: f.data }));
+  }
+  for (const path of change.files?.delete ?? []) {
+    track(files.delete([sessionId, path]), fileData.delete([sessionId, path]));
+  }
+  for (const { pickle, ...meta } of change.variables?.put ?? []) {
+    track(variables.put({ ...meta, sessionId }));
+    if (pickle) track(pickles.put({ sessionId, name: meta.name, data: pickle }));
+    else if (meta.kind !== 'pickle') track(pickles.delete([sessionId, meta.name]));
+  }
+  for (const name of change.variables?.delete ?? []) {
+    track(variables.delete([sessionId, name]), pickles.delete([sessionId, name]));
+  }
+  for (const source of change.replay ?? []) {
+    track(replay.put({ sessionId, seq: record.replaySeq++, source }));
+  }
+  await Promise.all(writes);
+
+  const range = sessionRange(sessionId);
+  const [fileMeta, varMeta] = await Promise.all([files.getAll(range), variables.getAll(range)]);
+  record.variableCount = varMeta.length;
+  record.storageBytes =
+    fileMeta.reduce((sum, f) => sum + f.size, 0) +
+    varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
+  record.lastActiveAt = now;
+  if (change.executed) record.totalExecutions += 1;
+  record.status = 'active';
+  await sessions.put(record);
+}

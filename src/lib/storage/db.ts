@@ -1,0 +1,98 @@
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { VariableInfo } from '../worker-api';
+
+/** Bump with a migration in `upgrade` whenever a store or index changes. */
+export const SCHEMA_VERSION = 1;
+export const DEFAULT_DB_NAME = 'pytabs';
+
+export interface SessionRecord {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastActiveAt: number;
+  totalExecutions: number;
+  variableCount: number;
+  /** Bytes of this session's files plus pickled variables. */
+  storageBytes: number;
+  status: 'active' | 'inactive';
+  /** Session variables read by Python's get_session_var. */
+  vars: Record<string, string>;
+  /** Next sequence number of the replay log. */
+  replaySeq: number;
+}
+
+/** A workspace file's metadata; its bytes are in `fileData` under the same key. */
+export interface FileRecord {
+  sessionId: string;
+  path: string;
+  size: number;
+  modifiedAt: number;
+}
+
+export interface FileDataRecord {
+  sessionId: string;
+  path: string;
+  data: Uint8Array;
+}
+
+export interface VariableRecord extends VariableInfo {
+  sessionId: string;
+  /** Digest of the pickle, so an unchanged value is not rewritten. */
+  hash?: string;
+}
+
+export interface PickleRecord {
+  sessionId: string;
+  name: string;
+  data: Uint8Array;
+}
+
+/** A top-level import/def/class from a successful run, replayed in order on restore. */
+export interface ReplayRecord {
+  sessionId: string;
+  seq: number;
+  source: string;
+}
+
+export interface SettingRecord {
+  key: string;
+  value: unknown;
+}
+
+export interface PyTabsSchema extends DBSchema {
+  sessions: { key: string; value: SessionRecord };
+  files: { key: [string, string]; value: FileRecord };
+  fileData: { key: [string, string]; value: FileDataRecord };
+  variables: { key: [string, string]; value: VariableRecord };
+  pickles: { key: [string, string]; value: PickleRecord };
+  replay: { key: [string, number]; value: ReplayRecord };
+  rounds: { key: [string, number]; value: { sessionId: string; seq: number } & Record<string, unknown> };
+  settings: { key: string; value: SettingRecord };
+}
+
+export type PyTabsDB = IDBPDatabase<PyTabsSchema>;
+
+/** Stores whose keys start with the session id; everything of a session lives in these. */
+export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds'] as const;
+
+export function openDb(name: string = DEFAULT_DB_NAME): Promise<PyTabsDB> {
+  return openDB<PyTabsSchema>(name, SCHEMA_VERSION, {
+    upgrade(db, oldVersion) {
+      if (oldVersion < 1) {
+        db.createObjectStore('sessions', { keyPath: 'id' });
+        db.createObjectStore('files', { keyPath: ['sessionId', 'path'] });
+        db.createObjectStore('fileData', { keyPath: ['sessionId', 'path'] });
+        db.createObjectStore('variables', { keyPath: ['sessionId', 'name'] });
+        db.createObjectStore('pickles', { keyPath: ['sessionId', 'name'] });
+        db.createObjectStore('replay', { keyPath: ['sessionId', 'seq'] });
+        db.createObjectStore('rounds', { keyPath: ['sessionId', 'seq'] });
+        db.createObjectStore('settings', { keyPath: 'key' });
+      }
+    },
+  });
+}
+
+/** Every key of one session in a store keyed [sessionId, ...]: arrays sort after all strings and numbers. */
+export function sessionRange(sessionId: string): IDBKeyRange {
+  return IDBKeyRange.bound([sessionId], [sessionId, []]);
+}

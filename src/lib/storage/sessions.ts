@@ -1,0 +1,54 @@
+import { SESSION_STORES, sessionRange, type PyTabsDB, type SessionRecord } from './db';
+
+export function newSessionRecord(id: string, name: string, now = Date.now()): SessionRecord {
+  return {
+    id,
+    name,
+    createdAt: now,
+    lastActiveAt: now,
+    totalExecutions: 0,
+    variableCount: 0,
+    storageBytes: 0,
+    status: 'active',
+    vars: {},
+    replaySeq: 0,
+  };
+}
+
+export async function putSession(db: PyTabsDB, record: SessionRecord): Promise<void> {
+  await db.put('sessions', record);
+}
+
+export function getSession(db: PyTabsDB, id: string): Promise<SessionRecord | undefined> {
+  return db.get('sessions', id);
+}
+
+export async function listSessionRecords(db: PyTabsDB): Promise<SessionRecord[]> {
+  const all = await db.getAll('sessions');
+  return all.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** Applies `change` to the stored record inside one transaction; throws if the session is gone. */
+export async function updateSession(
+  db: PyTabsDB,
+  id: string,
+  change: (record: SessionRecord) => void,
+): Promise<SessionRecord> {
+  const tx = db.transaction('sessions', 'readwrite');
+  const record = await tx.store.get(id);
+  if (!record) throw new Error(`No session with id ${id}`);
+  change(record);
+  await tx.store.put(record);
+  await tx.done;
+  return record;
+}
+
+/** Removes a session and everything keyed by its id, in one transaction. */
+export async function deleteSessionData(db: PyTabsDB, id: string): Promise<void> {
+  const tx = db.transaction(['sessions', ...SESSION_STORES], 'readwrite');
+  await Promise.all([
+    tx.objectStore('sessions').delete(id),
+    ...SESSION_STORES.map((store) => tx.objectStore(store).delete(sessionRange(id))),
+    tx.done,
+  ]);
+}

@@ -1,0 +1,95 @@
+/**
+ * The one interface between the page and a session worker. Both sides import
+ * these types, so a mismatch is a compile error.
+ */
+
+/** A Jupyter-style MIME bundle: 'text/plain' is always present. */
+export type MimeBundle = Record<string, string>;
+
+export interface Limits {
+  /** Largest pickled size of one variable that is persisted. */
+  variableBytes: number;
+  /** Largest total pickled size persisted for one session. */
+  sessionBytes: number;
+}
+
+export interface StartOptions {
+  /** null starts a stateless scratch session: nothing is read from or written to storage. */
+  sessionId: string | null;
+  /** Absolute URL of the served Pyodide core files (ends with '/'). */
+  indexURL: string;
+  /** IndexedDB database name (tests use their own). */
+  dbName: string;
+  limits: Limits;
+  /** Shared with the page when it is cross-origin isolated, so a stop can interrupt Python. */
+  interruptBuffer?: Uint8Array;
+  /** Pyodide package index (lock file directory) for imports of packages. */
+  packageIndexURL?: string;
+}
+
+export interface StartReport {
+  /** Variables restored from storage. */
+  restored: string[];
+  /** Variables (or replayed statements) that failed to come back, with the reason. */
+  failed: { name: string; reason: string }[];
+  /** Milliseconds spent in loadPyodide and in restoring. */
+  loadMs: number;
+  restoreMs: number;
+}
+
+export type RunEvent =
+  | { type: 'stdout'; text: string }
+  | { type: 'stderr'; text: string }
+  | { type: 'display'; bundle: MimeBundle }
+  | { type: 'status'; text: string };
+
+export interface RunError {
+  ename: string;
+  evalue: string;
+  /** The traceback as text, limited to the user's own frames. */
+  traceback: string;
+}
+
+export interface VariableInfo {
+  name: string;
+  type: string;
+  /** Pickled size in bytes; for values that are not pickled, an estimate from sys.getsizeof. */
+  sizeBytes: number;
+  preview: string;
+  persisted: boolean;
+  /** How it comes back: its pickle, or replaying its def/class/import; why not when not persisted. */
+  kind: 'pickle' | 'replay' | 'none';
+  reason?: string;
+}
+
+export interface RunResult {
+  status: 'ok' | 'error';
+  /** The last expression's value, when it was not None. */
+  result?: MimeBundle;
+  error?: RunError;
+  durationMs: number;
+  /** Paths (relative to the workspace) written or deleted by the run and committed. */
+  filesChanged: string[];
+  filesDeleted: string[];
+  /** Variables of this run that are not persisted, with the reason. */
+  notPersisted: { name: string; reason: string }[];
+  /** Set when the commit after the run failed; the previous commit is intact. */
+  commitError?: string;
+}
+
+export interface WorkspaceEntry {
+  path: string;
+  size: number;
+  modifiedAt: number;
+}
+
+/** What the session worker exposes through Comlink. */
+export interface SessionWorkerApi {
+  start(options: StartOptions): Promise<StartReport>;
+  run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult>;
+  writeFile(path: string, data: Uint8Array): Promise<void>;
+  deleteFile(path: string): Promise<void>;
+  renameFile(from: string, to: string): Promise<void>;
+  /** Forgets every user variable in memory and in storage; files stay. */
+  clear(): Promise<void>;
+}

@@ -1,0 +1,223 @@
+import { test, expect } from '@playwright/test';
+import { dumpDatabase, openApp } from './app';
+
+// The session engine through its TypeScript API (window.pytabs), in real Chromium
+// with real IndexedDB and real Pyodide workers.
+
+test('seed scenario: same code, two sessions, each sees only its own data.csv', async ({ page }) => {
+  await openApp(page);
+  const out = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const a = await api.createSession('A');
+    const b = await api.createSession('B');
+    const enc = new TextEncoder();
+    await api.writeFile(a.id, 'data.csv', enc.encode('x\n1\n2\n3\n'));
+    await api.writeFile(b.id, 'data.csv', enc.encode('x\n10\n20\n'));
+    const code = [
+      'import csv, os',
+      "rows = list(csv.DictReader(open('data.csv')))",
+      "total = sum(int(r['x']) for r in rows)",
+      'only_here = total',
+      'print(os.getcwd(), len(rows))',
+      'total',
+    ].join('\n');
+    const streamed: Record<string, string> = { A: '', B: '' };
+    const [ra, rb] = await Promise.all([
+      api.run(a.id, code, (e) => e.type === 'stdout' && (streamed.A += e.text)),
+      api.run(b.id, code, (e) => e.type === 'stdout' && (streamed.B += e.text)),
+    ]);
+    const crossA = await api.run(b.id, "del only_here\nonly_here");
+    const variablesA = await api.listVariables(a.id);
+    return { ra, rb, streamed, crossA, variablesA };
+  });
+  expect(out.ra.status).toBe('ok');
+  expect(out.ra.result?.['text/plain']).toBe('6');
+  expect(out.rb.result?.['text/plain']).toBe('30');
+  expect(out.streamed.A).toContain(' 3');
+  expect(out.streamed.B).toContain(' 2');
+  // Deleting B's variable leaves a NameError in B, and A's own value is untouched.
+  expect(out.crossA.status).toBe('error');
+  expect(out.crossA.error?.ename).toBe('NameError');
+  expect(out.variablesA.find((v) => v.name === 'only_here')?.preview).toBe('6');
+
+  const isolated = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const [a, b] = await api.listSessions();
+    await api.run(a.id, "secret_a = 'only in A'\nimport json");
+    const r = await api.run(b.id, 'secret_a');
+    const m = await api.run(b.id, 'json');
+    return { r, m };
+  });
+  expect(isolated.r.error?.ename).toBe('NameError');
+  expect(isolated.r.error?.traceback).toContain("name 'secret_a' is not defined");
+  expect(isolated.m.error?.ename).toBe('NameError');
+});
+
+test('variables, functions, classes and imports survive a reload', async ({ page }) => {
+  await openApp(page);
+  const id = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Persist');
+    const r = await api.run(
+      s.id,
+      [
+        'import math',
+        'from collections import Counter',
+        'numbers = [1, 2, 3]',
+        "info = {'name': 'Ada', 'scores': (9.5, 7)}",
+        'def double(v):',
+        '    return v * 2',
+        'class Point:',
+        '    def __init__(self, x, y):',
+        '        self.x, self.y = x, y',
+        'p = Point(3, 4)',
+        "c = Counter('banana')",
+      ].join('\n'),
+    );
+    if (r.status !== 'ok') throw new Error(JSON.stringify(r.error));
+    await api.run(s.id, 'numbers.append(4)');
+    return s.id;
+  });
+
+  await page.reload();
+  await openApp(page);
+  const after = await page.evaluate(async (id) => {
+    const api = window.pytabs!;
+    const r = await api.run(id, "(numbers, info, double(21), math.sqrt(p.x**2 + p.y**2), type(p).__name__, c['a'])");
+    const vars = await api.listVariables(id);
+    const sessions = await api.listSessions();
+    return { r, vars, sessions };
+  }, id);
+  expect(after.r.status).toBe('ok');
+  expect(after.r.result?.['text/plain']).toBe("([1, 2, 3, 4], {'name': 'Ada', 'scores': (9.5, 7)}, 42, 5.0, 'Point', 3)");
+  const byName = Object.fromEntries(after.vars.map((v) => [v.name, v]));
+  expect(byName.numbers.kind).toBe('pickle');
+  expect(byName.double.kind).toBe('replay');
+  expect(byName.math.kind).toBe('replay');
+  expect(byName.p.persisted).toBe(true);
+  expect(after.sessions[0].totalExecutions).toBe(3);
+  expect(after.sessions[0].variableCount).toBe(Object.keys(byName).length);
+});
+
+test('clear forgets variables but keeps files; delete leaves nothing in IndexedDB', async ({ page }) => {
+  await openApp(page);
+  const ids = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const keep = await api.createSession('Keep');
+    const gone = await api.createSession('Gone');
+    for (const s of [keep, gone]) {
+      await api.writeFile(s.id, 'notes.txt', new TextEncoder().encode('hello'));
+      await api.run(s.id, "x = 41\nopen('out.txt', 'w').write('written by python')");
+    }
+    await api.setSessionVars(gone.id, { token: 'abc' });
+    return { keep: keep.id, gone: gone.id };
+  });
+
+  const cleared = await page.evaluate(async ({ keep }) => {
+    const api = window.pytabs!;
+    await api.clearSession(keep);
+    const r = await api.run(keep, 'x');
+    const files = (await api.listFiles(keep)).map((f) => f.path).sort();
+    const vars = await api.listVariables(keep);
+    return { r, files, vars };
+  }, ids);
+  expect(cleared.r.error?.ename).toBe('NameError');
+  expect(cleared.files).toEqual(['notes.txt', 'out.txt']);
+  expect(cleared.vars).toEqual([]);
+
+  const before = await dumpDatabase(page);
+  expect(before.files.some((k) => k.includes(ids.gone))).toBe(true);
+  expect(before.pickles.some((k) => k.includes(ids.gone))).toBe(true);
+  await page.evaluate(({ gone }) => window.pytabs!.deleteSession(gone), ids);
+  const after = await dumpDatabase(page);
+  for (const [store, keys] of Object.entries(after)) {
+    expect(keys.filter((k) => k.includes(ids.gone)), `store ${store}`).toEqual([]);
+  }
+  expect(after.files.some((k) => k.includes(ids.keep))).toBe(true);
+  const list = await page.evaluate(() => window.pytabs!.listSessions());
+  expect(list.map((s) => s.name)).toEqual(['Keep']);
+});
+
+test('a path traversal name and an over-limit variable get clear errors and lose nothing', async ({ page }) => {
+  await openApp(page);
+  const out = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    await api.updateSettings({ variableLimitBytes: 1024 * 1024 });
+    const s = await api.createSession('Limits');
+    await api.writeFile(s.id, 'safe.txt', new TextEncoder().encode('safe'));
+    await api.run(s.id, "small = 'kept'");
+    const errors: string[] = [];
+    for (const bad of ['../escape.txt', '/etc/passwd', 'a/../../b', 'x\u0000y']) {
+      try {
+        await api.writeFile(s.id, bad, new TextEncoder().encode('nope'));
+        errors.push('accepted ' + bad);
+      } catch (e) {
+        errors.push((e as Error).message);
+      }
+    }
+    const big = await api.run(s.id, "big = b'x' * (2 * 1024 * 1024)\nsmall = small + '!'");
+    const vars = await api.listVariables(s.id);
+    const files = (await api.listFiles(s.id)).map((f) => f.path);
+    return { id: s.id, errors, big, vars, files };
+  });
+  expect(out.errors[0]).toContain('would leave the workspace');
+  expect(out.errors[1]).toContain('absolute path');
+  expect(out.errors[2]).toContain('would leave the workspace');
+  expect(out.errors[3]).toContain('control characters');
+  expect(out.big.status).toBe('ok');
+  expect(out.big.notPersisted).toEqual([{ name: 'big', reason: expect.stringContaining('per-variable limit') }]);
+  const big = out.vars.find((v) => v.name === 'big')!;
+  expect(big.persisted).toBe(false);
+  expect(out.files).toEqual(['safe.txt']);
+
+  await page.reload();
+  await openApp(page);
+  const after = await page.evaluate((id) => window.pytabs!.run(id, "(small, 'big' in globals())"), out.id);
+  expect(after.result?.['text/plain']).toBe("('kept!', False)");
+});
+
+test('session variables reach Python, and a stateless run keeps nothing', async ({ page }) => {
+  await openApp(page);
+  const out = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Vars');
+    await api.setSessionVars(s.id, { region: 'north', limit: '5' });
+    const r = await api.run(s.id, "(get_session_var('region'), get_session_var('missing', 'fallback'))");
+    const stateless = await api.runStateless("import os\nopen('tmp.txt','w').write('x')\nz = 1\nos.listdir('.')");
+    const sessions = await api.listSessions();
+    return { r, stateless, sessions };
+  });
+  expect(out.r.result?.['text/plain']).toBe("('north', 'fallback')");
+  expect(out.stateless.result?.['text/plain']).toBe("['tmp.txt']");
+  expect(out.sessions).toHaveLength(1);
+  const db = await dumpDatabase(page);
+  expect(db.files).toEqual([]);
+  expect(db.variables).toEqual([]);
+});
+
+test('errors show the user traceback, stdout streams, and a stop keeps the session usable', async ({ page }) => {
+  await openApp(page);
+  const out = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Errors');
+    await api.run(s.id, 'kept = 7');
+    const err = await api.run(s.id, 'def f(n):\n    return 1 / n\n\nf(0)');
+    const events: string[] = [];
+    const streamed = await api.run(s.id, 'import asyncio\nfor i in range(3):\n    print(i)\n    await asyncio.sleep(0.01)', (e) => {
+      if (e.type === 'stdout') events.push(e.text);
+    });
+    const looping = api.run(s.id, 'while True:\n    pass');
+    await new Promise((r) => setTimeout(r, 500));
+    const how = await api.stop(s.id);
+    const stopped = await looping;
+    const after = await api.run(s.id, 'kept + 1');
+    return { err, events, streamed, how, stopped, after };
+  });
+  expect(out.err.error?.ename).toBe('ZeroDivisionError');
+  expect(out.err.error?.traceback).toContain('return 1 / n');
+  expect(out.err.error?.traceback).not.toContain('pytabs');
+  expect(out.events.join('')).toBe('0\n1\n2\n');
+  expect(['interrupted', 'restarted']).toContain(out.how);
+  expect(out.stopped.status).toBe('error');
+  expect(out.after.result?.['text/plain']).toBe('8');
+});

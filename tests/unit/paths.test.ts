@@ -1,0 +1,28 @@
+import { describe, it, expect } from 'vitest';
+import { validateWorkspacePath, MAX_PATH_LENGTH } from '../../src/lib/paths';
+
+describe('validateWorkspacePath', () => {
+  it('accepts plain and nested names', () => {
+    expect(validateWorkspacePath('data.csv')).toBe('data.csv');
+    expect(validateWorkspacePath('out/plots/fig 1.png')).toBe('out/plots/fig 1.png');
+    expect(validateWorkspacePath('données-été.xlsx')).toBe('données-été.xlsx');
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['../x', 'leave the workspace'],
+    ['a/../../x', 'leave the workspace'],
+    ['..', 'leave the workspace'],
+    ['/etc/passwd', 'absolute path'],
+    ['a\\b', 'backslash'],
+    ['a\u0000b', 'control characters'],
+    ['line\nbreak', 'control characters'],
+    ['a//b', 'empty or "."'],
+    ['./a', 'empty or "."'],
+    ['<script>.txt', 'not allowed'],
+    ['x'.repeat(MAX_PATH_LENGTH + 1), 'at most'],
+    ['x'.repeat(5000), 'at most'],
+  ])('rejects %j with a clear message', (name, message) => {
+    expect(() => validateWorkspacePath(name)).toThrow(message);
+  });
+});

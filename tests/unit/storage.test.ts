@@ -1,0 +1,146 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect, beforeEach } from 'vitest';
+import { openDb, SESSION_STORES, type PyTabsDB } from '../../src/lib/storage/db';
+import { commitChange } from '../../src/lib/storage/commit';
+import { getSession, newSessionRecord, putSession, deleteSessionData, listSessionRecords } from '../../src/lib/storage/sessions';
+import { listFileRecords, readAllFiles, readFileData } from '../../src/lib/storage/files';
+import { clearVariables, listVariableRecords, readRestoreState } from '../../src/lib/storage/variables';
+import { readSettings, writeSettings, DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
+import { applyCleanup } from '../../src/lib/sessions/cleanup';
+
+let db: PyTabsDB;
+let n = 0;
+const bytes = (s: string) => new TextEncoder().encode(s);
+const DAY = 24 * 60 * 60 * 1000;
+
+beforeEach(async () => {
+  db = await openDb(`storage-test-${n++}`);
+  await putSession(db, newSessionRecord('a', 'A', 1000));
+  // 'ab' starts with 'a': a range over session 'a' must not reach it.
+  await putSession(db, newSessionRecord('ab', 'AB', 1000));
+});
+
+function variable(name: string, size: number, kind: 'pickle' | 'replay' | 'none' = 'pickle') {
+  return { name, type: 'int', sizeBytes: size, preview: '1', persisted: kind !== 'none', kind, hash: `h-${name}-${size}` } as const;
+}
+
+describe('commitChange', () => {
+  it('writes files, variables and replay in one go and keeps the counters true', async () => {
+    await commitChange(db, 'a', {
+      executed: true,
+      now: 5000,
+      files: { put: [{ path: 'data.csv', data: bytes('x\n1\n'), modifiedAt: 4000 }] },
+      variables: { put: [{ ...variable('x', 10), pickle: new Uint8Array(10) }, variable('f', 100, 'replay')] },
+      replay: ['def f(): pass', 'import math'],
+    });
+    const rec = (await getSession(db, 'a'))!;
+    expect(rec.totalExecutions).toBe(1);
+    expect(rec.variableCount).toBe(2);
+    // Files plus pickled variables only: a replayed def holds no bytes.
+    expect(rec.storageBytes).toBe(4 + 10);
+    expect(rec.lastActiveAt).toBe(5000);
+    expect(rec.replaySeq).toBe(2);
+    const state = await readRestoreState(db, 'a');
+    expect(state.replay.map((r) => r.source)).toEqual(['def f(): pass', 'import math']);
+    expect(state.pickles.map((p) => p.name)).toEqual(['x']);
+    expect(new TextDecoder().decode(await readFileData(db, 'a', 'data.csv'))).toBe('x\n1\n');
+  });
+
+  it('deletes variables and files and drops a pickle when a variable stops being pickled', async () => {
+    await commitChange(db, 'a', {
+      files: { put: [{ path: 'a.txt', data: bytes('aaa'), modifiedAt: 1 }] },
+      variables: { put: [{ ...variable('x', 10), pickle: new Uint8Array(10) }, { ...variable('y', 5), pickle: new Uint8Array(5) }] },
+    });
+    await commitChange(db, 'a', {
+      files: { delete: ['a.txt'] },
+      variables: { put: [{ ...variable('y', 5_000_000, 'none'), reason: 'too big' }], delete: ['x'] },
+    });
+    const state = await readRestoreState(db, 'a');
+    expect(state.pickles).toEqual([]);
+    expect((await listVariableRecords(db, 'a')).map((v) => [v.name, v.kind])).toEqual([['y', 'none']]);
+    expect(await listFileRecords(db, 'a')).toEqual([]);
+    expect((await getSession(db, 'a'))!.storageBytes).toBe(0);
+  });
+
+  it('leaves the previous commit intact when a write fails', async () => {
+    await commitChange(db, 'a', { variables: { put: [{ ...variable('x', 3), pickle: new Uint8Array([1, 2, 3]) }] } });
+    const bad = { ...variable('y', 3), name: undefined as unknown as string, pickle: new Uint8Array(3) };
+    await expect(commitChange(db, 'a', { executed: true, variables: { put: [{ ...variable('z', 1), pickle: new Uint8Array(1) }, bad] } })).rejects.toThrow();
+    expect((await listVariableRecords(db, 'a')).map((v) => v.name)).toEqual(['x']);
+    expect((await getSession(db, 'a'))!.totalExecutions).toBe(0);
+  });
+
+  it('refuses a session that does not exist', async () => {
+    await expect(commitChange(db, 'nope', { executed: true })).rejects.toThrow('No session with id nope');
+  });
+});
+
+describe('session ranges', () => {
+  it('delete removes one session from every store and nothing of a session whose id it prefixes', async () => {
+    for (const id of ['a', 'ab']) {
+      await commitChange(db, id, {
+        files: { put: [{ path: 'f.txt', data: bytes(id), modifiedAt: 1 }] },
+        variables: { put: [{ ...variable('v', 1), pickle: new Uint8Array(1) }] },
+        replay: ['import os'],
+      });
+      await db.put('rounds', { sessionId: id, seq: 0, text: 'hi' });
+    }
+    await deleteSessionData(db, 'a');
+    for (const store of SESSION_STORES) {
+      const keys = (await db.getAllKeys(store)) as unknown[][];
+      expect(keys.every((k) => k[0] === 'ab'), store).toBe(true);
+      expect(keys.length, store).toBeGreaterThan(0);
+    }
+    expect((await listSessionRecords(db)).map((s) => s.id)).toEqual(['ab']);
+    expect((await readAllFiles(db, 'ab')).map((f) => new TextDecoder().decode(f.data))).toEqual(['ab']);
+  });
+
+  it('clearVariables keeps files and the session, and recounts storage', async () => {
+    await commitChange(db, 'a', {
+      files: { put: [{ path: 'f.txt', data: bytes('12345'), modifiedAt: 1 }] },
+      variables: { put: [{ ...variable('v', 100), pickle: new Uint8Array(100) }] },
+      replay: ['import os'],
+    });
+    await clearVariables(db, 'a');
+    const state = await readRestoreState(db, 'a');
+    expect([state.variables, state.pickles, state.replay]).toEqual([[], [], []]);
+    const rec = (await getSession(db, 'a'))!;
+    expect([rec.variableCount, rec.storageBytes]).toEqual([0, 5]);
+    expect((await listFileRecords(db, 'a')).map((f) => f.path)).toEqual(['f.txt']);
+  });
+});
+
+describe('settings', () => {
+  it('has the documented defaults and validates changes', async () => {
+    expect(await readSettings(db)).toEqual(DEFAULT_SETTINGS);
+    expect(DEFAULT_SETTINGS.variableLimitBytes).toBe(10 * 1024 * 1024);
+    expect(DEFAULT_SETTINGS.sessionLimitBytes).toBe(100 * 1024 * 1024);
+    await writeSettings(db, { inactiveAfterDays: 2, deleteAfterDays: 3 });
+    expect((await readSettings(db)).deleteAfterDays).toBe(3);
+    await expect(writeSettings(db, { variableLimitBytes: -1 })).rejects.toThrow('positive');
+    await expect(writeSettings(db, { deleteAfterDays: 1 })).rejects.toThrow('no sooner');
+    await expect(writeSettings(db, { packageIndexUrl: 'not a url' })).rejects.toThrow('not a valid URL');
+    expect((await readSettings(db)).inactiveAfterDays).toBe(2);
+  });
+});
+
+describe('cleanup policy', () => {
+  it('marks sessions inactive after 7 days and deletes them after 30, configurable', async () => {
+    const now = 100 * DAY;
+    await putSession(db, { ...newSessionRecord('fresh', 'fresh'), lastActiveAt: now - 6 * DAY });
+    await putSession(db, { ...newSessionRecord('idle', 'idle'), lastActiveAt: now - 8 * DAY });
+    await putSession(db, { ...newSessionRecord('old', 'old'), lastActiveAt: now - 31 * DAY });
+    await commitChange(db, 'old', { files: { put: [{ path: 'f', data: bytes('x'), modifiedAt: 0 }] }, now: now - 31 * DAY });
+    await db.delete('sessions', 'a');
+    await db.delete('sessions', 'ab');
+    const report = await applyCleanup(db, { inactiveAfterDays: 7, deleteAfterDays: 30 }, now);
+    expect(report).toEqual({ markedInactive: ['idle'], deleted: ['old'] });
+    expect((await getSession(db, 'idle'))!.status).toBe('inactive');
+    expect((await getSession(db, 'fresh'))!.status).toBe('active');
+    expect(await listFileRecords(db, 'old')).toEqual([]);
+
+    const custom = await applyCleanup(db, { inactiveAfterDays: 1, deleteAfterDays: 5 }, now, (id) => id === 'fresh');
+    expect(custom).toEqual({ markedInactive: [], deleted: ['idle'] });
+    expect((await listSessionRecords(db)).map((s) => s.id)).toEqual(['fresh']);
+  });
+});

@@ -1,0 +1,61 @@
+import { defineConfig, type Plugin } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const pyodideDir = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json')));
+// The Pyodide core the worker loads at run time: served from our own origin, never a CDN.
+const PYODIDE_FILES = ['pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json', 'pyodide.mjs'];
+const MIME: Record<string, string> = {
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.zip': 'application/zip',
+  '.json': 'application/json',
+};
+
+// Cross-origin isolation gives the worker SharedArrayBuffer, which Pyodide's interrupt buffer needs.
+export const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+/** Serves node_modules/pyodide under /pyodide/ in dev and preview, and emits it into the build. */
+function pyodideCore(): Plugin {
+  const serve = (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => {
+    const name = (req.url ?? '').split('?')[0].replace(/^\/pyodide\//, '');
+    if (!PYODIDE_FILES.includes(name)) return next();
+    const file = path.join(pyodideDir, name);
+    if (!existsSync(file)) return next();
+    res.setHeader('Content-Type', MIME[path.extname(name)] ?? 'application/octet-stream');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    createReadStream(file).pipe(res);
+  };
+  return {
+    name: 'pytabs-pyodide-core',
+    configureServer(server) {
+      server.middlewares.use('/pyodide/', (req, res, next) => serve({ url: '/pyodide' + (req.url ?? '') }, res, next));
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use('/pyodide/', (req, res, next) => serve({ url: '/pyodide' + (req.url ?? '') }, res, next));
+    },
+    generateBundle() {
+      for (const name of PYODIDE_FILES) {
+        this.emitFile({ type: 'asset', fileName: `pyodide/${name}`, source: readFileSync(path.join(pyodideDir, name)) });
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  base: './',
+  plugins: [svelte(), pyodideCore()],
+  worker: { format: 'es' },
+  optimizeDeps: {
+    exclude: ['pyodide'],
+    include: ['comlink', 'idb', 'xlsx', 'dompurify'],
+  },
+  server: { headers: isolationHeaders },
+  preview: { headers: isolationHeaders, port: 4173, strictPort: true },
+  build: { target: 'es2022', chunkSizeWarningLimit: 4000 },
+});

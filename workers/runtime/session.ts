@@ -1,0 +1,208 @@
+import type { PyodideInterface } from 'pyodide';
+import type { PyProxy } from 'pyodide/ffi';
+import type { PyTabsDB } from '../../src/lib/storage/db';
+import { commitChange, type SessionChange } from '../../src/lib/storage/commit';
+import { readAllFiles } from '../../src/lib/storage/files';
+import { clearVariables, readRestoreState } from '../../src/lib/storage/variables';
+import { validateWorkspacePath } from '../../src/lib/paths';
+import type { Limits, RunEvent, RunResult, StartReport, VariableInfo } from '../../src/lib/worker-api';
+import { installRuntimeFiles } from './python-files';
+import { OutputStream } from './output';
+
+/** The session's cwd inside its own worker's file system. */
+export const WORKSPACE = '/home/pyodide/workspace';
+
+interface PyRunResult {
+  status: 'ok' | 'error';
+  result: Record<string, string> | null;
+  error: { ename: string; evalue: string; traceback: string } | null;
+  replay: string[];
+}
+
+type SnapshotEntry = VariableInfo & { hash: string | null; pickle: Uint8Array | null; reason: string | null };
+
+/** Converts a Python dict result into plain JS values (bytes become Uint8Array copies). */
+function toPlain<T>(proxy: PyProxy): T {
+  try {
+    return (proxy as unknown as { toJs(o: object): T }).toJs({ dict_converter: Object.fromEntries, create_proxies: false });
+  } finally {
+    proxy.destroy();
+  }
+}
+
+/**
+ * One session inside one worker: its Python runtime, its workspace and its commits.
+ * `sessionId` null is a stateless scratch session that never touches storage.
+ */
+export class WorkerSession {
+  private readonly runtime: PyProxy;
+  private readonly stdout: OutputStream;
+  private readonly stderr: OutputStream;
+  private sink: ((event: RunEvent) => void) | null = null;
+  /** Workspace files as last committed: path → "size:mtime". */
+  private known = new Map<string, string>();
+
+  constructor(
+    private readonly pyodide: PyodideInterface,
+    private readonly db: PyTabsDB | null,
+    readonly sessionId: string | null,
+    private limits: Limits,
+  ) {
+    installRuntimeFiles(pyodide);
+    this.stdout = new OutputStream('stdout', () => this.sink);
+    this.stderr = new OutputStream('stderr', () => this.sink);
+    pyodide.setStdout({ write: this.stdout.write });
+    pyodide.setStderr({ write: this.stderr.write });
+    const emit = (kind: string, payload: PyProxy) => {
+      if (kind !== 'display') return;
+      // display() flushes Python's streams first; forward them before the output so order holds.
+      this.stdout.flush();
+      this.stderr.flush();
+      this.sink?.({ type: 'display', bundle: toPlain<Record<string, string>>(payload.copy()) });
+    };
+    const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
+    this.runtime = Runtime(sessionId ?? 'stateless', WORKSPACE, emit);
+  }
+
+  private get stateful(): PyTabsDB | null {
+    return this.sessionId === null ? null : this.db;
+  }
+
+  /** Loads the session's files into the workspace and restores its variables. */
+  async start(): Promise<Omit<StartReport, 'loadMs'>> {
+    const t0 = performance.now();
+    const db = this.stateful;
+    if (!db || !this.sessionId) return { restored: [], failed: [], restoreMs: 0 };
+    for (const file of await readAllFiles(db, this.sessionId)) this.writeToFs(file.path, file.data);
+    this.known = this.scan();
+    const state = await readRestoreState(db, this.sessionId);
+    const pickles = new Map(state.pickles.map((p) => [p.name, p.data]));
+    const variables = state.variables.map(({ sessionId: _, hash, ...meta }) => ({ ...meta, hash: hash ?? null }));
+    const toPy = (v: unknown) => this.pyodide.toPy(v, { depth: 2 });
+    const report = toPlain<{ restored: string[]; failed: { name: string; reason: string }[] }>(
+      this.runtime.restore(toPy(state.replay.map((r) => r.source)), toPy(variables), toPy(pickles)),
+    );
+    return { ...report, restoreMs: performance.now() - t0 };
+  }
+
+  setLimits(limits: Limits): void {
+    this.limits = limits;
+  }
+
+  async run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult> {
+    const t0 = performance.now();
+    this.sink = onEvent;
+    let py: PyRunResult;
+    try {
+      py = toPlain<PyRunResult>(await this.runtime.run(code, this.pyodide.toPy(sessionVars)));
+    } finally {
+      this.stdout.flush();
+      this.stderr.flush();
+      this.sink = null;
+    }
+    const result: RunResult = {
+      status: py.status,
+      durationMs: 0,
+      filesChanged: [],
+      filesDeleted: [],
+      notPersisted: [],
+    };
+    if (py.result) result.result = py.result;
+    if (py.error) result.error = py.error;
+    try {
+      await this.commitRun(py, result);
+    } catch (e) {
+      result.commitError = e instanceof Error ? e.message : String(e);
+    }
+    result.durationMs = performance.now() - t0;
+    return result;
+  }
+
+  private async commitRun(py: PyRunResult, result: RunResult): Promise<void> {
+    const snap = toPlain<{ put: SnapshotEntry[]; delete: string[] }>(
+      this.runtime.snapshot(this.limits.variableBytes, this.limits.sessionBytes),
+    );
+    result.notPersisted = snap.put.filter((v) => !v.persisted).map((v) => ({ name: v.name, reason: v.reason ?? '' }));
+    const files = this.diffWorkspace();
+    result.filesChanged = files.put.map((f) => f.path);
+    result.filesDeleted = files.delete;
+    const db = this.stateful;
+    if (!db || !this.sessionId) return;
+    const change: SessionChange = {
+      executed: true,
+      files,
+      variables: {
+        put: snap.put.map(({ pickle, reason, hash, ...meta }) => ({
+          ...meta,
+          ...(reason ? { reason } : {}),
+          ...(hash ? { hash } : {}),
+          ...(pickle ? { pickle } : {}),
+        })),
+        delete: snap.delete,
+      },
+      replay: py.status === 'ok' ? py.replay : [],
+    };
+    await commitChange(db, this.sessionId, change);
+    this.known = this.scan();
+  }
+
+  /** Files created, changed or removed in the workspace since the last commit. */
+  private diffWorkspace(): Required<NonNullable<SessionChange['files']>> {
+    const now = this.scan();
+    const put: { path: string; data: Uint8Array; modifiedAt: number }[] = [];
+    for (const [path, stamp] of now) {
+      if (this.known.get(path) === stamp) continue;
+      put.push({ path, data: this.pyodide.FS.readFile(`${WORKSPACE}/${path}`), modifiedAt: Date.now() });
+    }
+    const del = [...this.known.keys()].filter((p) => !now.has(p));
+    return { put, delete: del };
+  }
+
+  private scan(): Map<string, string> {
+    const entries = toPlain<Record<string, [number, number]>>(this.runtime.scan_workspace());
+    return new Map(Object.entries(entries).map(([path, [size, mtime]]) => [path, `${size}:${mtime}`]));
+  }
+
+  private writeToFs(path: string, data: Uint8Array): void {
+    const full = `${WORKSPACE}/${path}`;
+    const dir = full.slice(0, full.lastIndexOf('/'));
+    this.pyodide.FS.mkdirTree(dir);
+    this.pyodide.FS.writeFile(full, data);
+  }
+
+  async writeFile(rawPath: string, data: Uint8Array): Promise<void> {
+    const path = validateWorkspacePath(rawPath);
+    this.writeToFs(path, data);
+    await this.commitFiles({ put: [{ path, data, modifiedAt: Date.now() }] });
+  }
+
+  async deleteFile(rawPath: string): Promise<void> {
+    const path = validateWorkspacePath(rawPath);
+    if (!this.known.has(path)) throw new Error(`No file named "${path}" in this session.`);
+    this.pyodide.FS.unlink(`${WORKSPACE}/${path}`);
+    await this.commitFiles({ delete: [path] });
+  }
+
+  async renameFile(rawFrom: string, rawTo: string): Promise<void> {
+    const from = validateWorkspacePath(rawFrom);
+    const to = validateWorkspacePath(rawTo);
+    if (!this.known.has(from)) throw new Error(`No file named "${from}" in this session.`);
+    if (this.known.has(to)) throw new Error(`A file named "${to}" already exists.`);
+    const data = this.pyodide.FS.readFile(`${WORKSPACE}/${from}`);
+    this.writeToFs(to, data);
+    this.pyodide.FS.unlink(`${WORKSPACE}/${from}`);
+    await this.commitFiles({ put: [{ path: to, data, modifiedAt: Date.now() }], delete: [from] });
+  }
+
+  private async commitFiles(files: NonNullable<SessionChange['files']>): Promise<void> {
+    const db = this.stateful;
+    if (db && this.sessionId) await commitChange(db, this.sessionId, { files });
+    this.known = this.scan();
+  }
+
+  async clear(): Promise<void> {
+    this.runtime.clear();
+    const db = this.stateful;
+    if (db && this.sessionId) await clearVariables(db, this.sessionId);
+  }
+}

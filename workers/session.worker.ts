@@ -1,0 +1,33 @@
+import * as Comlink from 'comlink';
+import { loadPyodide } from 'pyodide';
+import { openDb } from '../src/lib/storage/db';
+import type { SessionWorkerApi, StartOptions } from '../src/lib/worker-api';
+import { WorkerSession } from './runtime/session';
+
+// This worker serves exactly one session; the WorkerSession carries its id.
+let session: WorkerSession | null = null;
+
+function current(): WorkerSession {
+  if (!session) throw new Error('The session has not started yet.');
+  return session;
+}
+
+const api: SessionWorkerApi = {
+  async start(options: StartOptions) {
+    if (session) throw new Error('This worker already serves a session.');
+    const t0 = performance.now();
+    const pyodide = await loadPyodide({ indexURL: options.indexURL });
+    if (options.interruptBuffer) pyodide.setInterruptBuffer(options.interruptBuffer);
+    const loadMs = performance.now() - t0;
+    const db = options.sessionId === null ? null : await openDb(options.dbName);
+    session = new WorkerSession(pyodide, db, options.sessionId, options.limits);
+    return { ...(await session.start()), loadMs };
+  },
+  run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
+  writeFile: (path, data) => current().writeFile(path, data),
+  deleteFile: (path) => current().deleteFile(path),
+  renameFile: (from, to) => current().renameFile(from, to),
+  clear: () => current().clear(),
+};
+
+Comlink.expose(api);
