@@ -1,0 +1,7 @@
+"""PyTabs' Python side: what runs inside each session's worker.
+
+``runtime.Runtime`` is the entry point; the other modules are its parts:
+``executor`` runs cells, ``display`` turns values into MIME bundles,
+``replay`` picks the statements a restore re-runs, and ``state`` keeps the
+namespace in step with storage.
+"""

@@ -1,0 +1,220 @@
+"""How values look to the user: MIME bundles, bounded reprs, previews and type names."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+# A repr longer than this is cut: the page cannot show more usefully, and
+# building the full repr of a 50 MB value would stall the session.
+TEXT_LIMIT = 100_000
+PREVIEW_LIMIT = 120
+
+# Tried in this order after _repr_mimebundle_; the first one of a MIME type wins.
+_RICH_METHODS = (
+    ('text/html', '_repr_html_'),
+    ('text/markdown', '_repr_markdown_'),
+    ('image/svg+xml', '_repr_svg_'),
+    ('image/png', '_repr_png_'),
+    ('image/jpeg', '_repr_jpeg_'),
+    ('application/json', '_repr_json_'),
+)
+_BINARY_TYPES = frozenset({'image/png', 'image/jpeg', 'image/gif', 'image/webp'})
+
+MimeBundle = dict[str, str]
+
+
+def mime_bundle(obj: object) -> MimeBundle:
+    """The Jupyter-style bundle of obj; 'text/plain' is always present.
+
+    A rich repr method that raises or returns nothing is left out: a broken
+    ``_repr_html_`` must not cost the user their output, let alone the run.
+    """
+    bundle: MimeBundle = {}
+    # Rich repr methods looked up on a class are unbound functions of its instances.
+    if not isinstance(obj, type):
+        bundle.update(_from_mimebundle(obj))
+        for mime, method in _RICH_METHODS:
+            if mime not in bundle:
+                data = _call_repr_method(obj, method)
+                encoded = None if data is None else _encode(mime, data)
+                if encoded is not None:
+                    bundle[mime] = encoded
+    if 'text/plain' not in bundle:
+        bundle['text/plain'] = plain_text(obj)
+    return bundle
+
+
+def _from_mimebundle(obj: object) -> MimeBundle:
+    data = _call_repr_method(obj, '_repr_mimebundle_', include=None, exclude=None)
+    if not isinstance(data, dict):
+        return {}
+    bundle: MimeBundle = {}
+    for mime, value in data.items():
+        encoded = _encode(str(mime), value)
+        if encoded is not None:
+            bundle[str(mime)] = encoded
+    return bundle
+
+
+def _call_repr_method(obj: object, name: str, **kwargs: Any) -> object:
+    try:
+        method = getattr(obj, name, None)
+        if not callable(method):
+            return None
+        data = method(**kwargs)
+    except Exception:
+        return None
+    # IPython lets these methods return (data, metadata); metadata has no use here.
+    if isinstance(data, tuple) and len(data) == 2:
+        data = data[0]
+    return data
+
+
+def _encode(mime: str, data: object) -> str | None:
+    """data as the str a bundle carries for mime, or None when it cannot be."""
+    try:
+        if mime in _BINARY_TYPES:
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                return base64.b64encode(data).decode('ascii')
+            return data if isinstance(data, str) else None
+        if mime == 'application/json' or mime.endswith('+json'):
+            return data if isinstance(data, str) else json.dumps(data)
+        if isinstance(data, (bytes, bytearray)):
+            return bytes(data).decode('utf-8', errors='replace')
+        return data if isinstance(data, str) else str(data)
+    except Exception:
+        return None
+
+
+def plain_text(obj: object, limit: int = TEXT_LIMIT) -> str:
+    """repr(obj), cut after limit characters without building the rest of it."""
+    text, cut = _bounded_repr(obj, limit)
+    if cut:
+        return f'{text}…\n[output cut: the repr is longer than {limit:,} characters]'
+    return text
+
+
+def preview(obj: object, limit: int = PREVIEW_LIMIT) -> str:
+    """A one-line repr of at most limit characters, for the variables panel."""
+    text, cut = _bounded_repr(obj, limit)
+    text = re.sub(r'\s*\n\s*', ' ', text).strip()
+    if cut or len(text) > limit:
+        return text[: limit - 1] + '…'
+    return text
+
+
+def _bounded_repr(obj: object, limit: int) -> tuple[str, bool]:
+    """The first limit characters of repr(obj), and whether there was more."""
+    parts: list[str] = []
+    size = 0
+    try:
+        for chunk in _repr_chunks(obj, limit, set()):
+            parts.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                return ''.join(parts)[:limit], True
+    except RecursionError:
+        return _safe_repr(obj)[:limit], False
+    return ''.join(parts), False
+
+
+def _repr_chunks(obj: object, limit: int, active: set[int]) -> Iterator[str]:
+    """repr(obj) in pieces, so a consumer can stop early.
+
+    Only the exact built-in containers and strings are taken apart (their repr
+    is fixed by the language); anything else is repr'd whole.
+    """
+    kind = type(obj)
+    if kind in (str, bytes, bytearray):
+        # A slice one longer than the limit still overflows it, so the cut shows.
+        yield _safe_repr(obj[: limit + 1]) if len(obj) > limit else _safe_repr(obj)  # type: ignore[index]
+        return
+    if kind not in (list, tuple, dict, set, frozenset):
+        yield _safe_repr(obj)
+        return
+    if id(obj) in active:
+        yield {list: '[...]', dict: '{...}'}.get(kind, '...')
+        return
+    active.add(id(obj))
+    try:
+        yield from _container_chunks(obj, kind, limit, active)
+    finally:
+        active.discard(id(obj))
+
+
+def _container_chunks(obj: Any, kind: type, limit: int, active: set[int]) -> Iterator[str]:
+    if kind in (set, frozenset) and not obj:
+        yield f'{kind.__name__}()'
+        return
+    opening, closing = {
+        list: ('[', ']'),
+        tuple: ('(', ')'),
+        dict: ('{', '}'),
+        set: ('{', '}'),
+        frozenset: ('frozenset({', '})'),
+    }[kind]
+    yield opening
+    items = obj.items() if kind is dict else obj
+    for index, item in enumerate(items):
+        if index:
+            yield ', '
+        if kind is dict:
+            yield from _repr_chunks(item[0], limit, active)
+            yield ': '
+            yield from _repr_chunks(item[1], limit, active)
+        else:
+            yield from _repr_chunks(item, limit, active)
+    if kind is tuple and len(obj) == 1:
+        yield ','
+    yield closing
+
+
+def _safe_repr(obj: object) -> str:
+    try:
+        return repr(obj)
+    except Exception as exc:
+        return f'<{type_name(obj)} object (its repr failed: {type(exc).__name__}: {exc})>'
+
+
+def type_name(obj: object) -> str:
+    """The type as a user would write it: 'int', 'Point', 'pandas.DataFrame'."""
+    cls = type(obj)
+    module = getattr(cls, '__module__', None) or 'builtins'
+    qualname = getattr(cls, '__qualname__', cls.__name__)
+    if module in ('builtins', '__main__'):
+        return qualname
+    package = module.partition('.')[0]
+    if package != module and _exported_by(sys.modules.get(package), cls):
+        return f'{package}.{qualname}'
+    return f'{module}.{qualname}'
+
+
+def _exported_by(package: object, cls: type) -> bool:
+    """Whether the package re-exports cls under its own name (pandas.DataFrame)."""
+    if package is None:
+        return False
+    # Some packages warn about deprecated names on attribute access; asking is not using.
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try:
+            return getattr(package, cls.__name__, None) is cls
+        except Exception:
+            return False
+
+
+def flush_streams() -> None:
+    """Pushes buffered print output out, so it lands before what comes next."""
+    for stream in (sys.stdout, sys.stderr):
+        flush: Callable[[], None] | None = getattr(stream, 'flush', None)
+        if flush is not None:
+            # A user may have closed or replaced the stream; output order is not worth a failed run.
+            try:
+                flush()
+            except Exception:
+                continue

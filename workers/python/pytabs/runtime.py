@@ -1,0 +1,136 @@
+"""The entry point the session worker drives: one Runtime per session, in its own interpreter."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, TypedDict
+
+from .display import MimeBundle, flush_streams, mime_bundle
+from .executor import ErrorInfo, describe_error, execute, parse_cell
+from .replay import replay_statements, statement_source
+from .state import RestoreReport, Snapshot, VariableState
+
+
+class RunResult(TypedDict):
+    status: Literal['ok', 'error']
+    result: MimeBundle | None
+    error: ErrorInfo | None
+    replay: list[str]
+
+
+Emit = Callable[[str, Any], object]
+
+
+class Runtime:
+    """A session's Python: runs its cells in ``__main__`` and keeps track of what to persist.
+
+    Everything about the session lives on this instance; the interpreter is the
+    session's alone, so the process-wide pieces it sets up (cwd, sys.path,
+    the ``display`` and ``get_session_var`` builtins) belong to it too.
+    """
+
+    def __init__(self, session_id: str, workspace: str, emit: Emit) -> None:
+        self.session_id = session_id
+        self.workspace = os.path.abspath(workspace)
+        self._emit = emit
+        self._runs = 0
+        self._session_vars: dict[str, str] = {}
+        os.makedirs(self.workspace, exist_ok=True)
+        os.chdir(self.workspace)
+        # User modules saved in the workspace import like in a project folder.
+        if self.workspace not in sys.path:
+            sys.path.insert(0, self.workspace)
+        os.environ['MPLBACKEND'] = 'Agg'
+        # __pycache__ folders would show up as files the user's run wrote.
+        sys.dont_write_bytecode = True
+        self._namespace: dict[str, Any] = sys.modules['__main__'].__dict__
+        builtins.display = self.display  # type: ignore[attr-defined]
+        builtins.get_session_var = self.get_session_var  # type: ignore[attr-defined]
+        self._state = VariableState(
+            self._namespace,
+            reserved=list(self._namespace),
+            hidden=(builtins.display, builtins.get_session_var),  # type: ignore[attr-defined]
+        )
+
+    async def run(self, code: str, session_vars: Mapping[str, str]) -> RunResult:
+        """Runs one cell. Never raises: every failure, an interrupt included, is an error result.
+
+        An interrupt can arrive at any bytecode, this runtime's own included; one
+        escaping into the worker while it awaits this coroutine leaves the
+        session hanging, so this outermost frame catches it before anything else runs.
+        """
+        try:
+            return await self._run(code, session_vars)
+        except KeyboardInterrupt:
+            error: ErrorInfo = {'ename': 'KeyboardInterrupt', 'evalue': '', 'traceback': 'KeyboardInterrupt'}
+            return {'status': 'error', 'result': None, 'error': error, 'replay': []}
+        finally:
+            flush_streams()
+
+    async def _run(self, code: str, session_vars: Mapping[str, str]) -> RunResult:
+        self._session_vars = dict(session_vars)
+        self._runs += 1
+        filename = f'<cell-{self._runs}>'
+        try:
+            # A file saved since the last run must be importable now.
+            importlib.invalidate_caches()
+            cell = parse_cell(code, filename)
+            value = await execute(cell, self._namespace)
+            result = None
+            if value is not None:
+                self._namespace['_'] = value
+                result = mime_bundle(value)
+            statements = replay_statements(cell.tree)
+            self._state.note_replayed(statements)
+            replay = [statement_source(code, node) for node in statements]
+            return {'status': 'ok', 'result': result, 'error': None, 'replay': replay}
+        except BaseException as exc:
+            error = describe_error(exc, self._is_user_file)
+            return {'status': 'error', 'result': None, 'error': error, 'replay': []}
+
+    def display(self, *objs: object) -> None:
+        """Shows each object below the output so far (the ``display`` builtin)."""
+        flush_streams()
+        for obj in objs:
+            self._emit('display', mime_bundle(obj))
+
+    def get_session_var(self, name: str, default: str | None = None) -> str | None:
+        """The session variable's value as of the current run (the ``get_session_var`` builtin)."""
+        return self._session_vars.get(name, default)
+
+    def snapshot(self, variable_limit: int, session_limit: int) -> Snapshot:
+        """What changed among the user's variables since the last snapshot or restore."""
+        return self._state.snapshot(variable_limit, session_limit)
+
+    def restore(
+        self, replay: Iterable[str], variables: Iterable[Mapping[str, Any]], pickles: Mapping[str, Any]
+    ) -> RestoreReport:
+        """Brings a stored session back into this fresh interpreter."""
+        return self._state.restore(replay, variables, pickles)
+
+    def clear(self) -> None:
+        """Forgets every user variable; files and session variables stay."""
+        self._state.clear()
+
+    def scan_workspace(self) -> dict[str, list[int]]:
+        """Every regular file under the workspace: relative posix path → [size, mtime_ns]."""
+        files: dict[str, list[int]] = {}
+        for folder, _, names in os.walk(self.workspace):
+            for name in names:
+                path = os.path.join(folder, name)
+                info = os.lstat(path)
+                if stat.S_ISREG(info.st_mode):
+                    relative = os.path.relpath(path, self.workspace).replace(os.sep, '/')
+                    files[relative] = [info.st_size, info.st_mtime_ns]
+        return files
+
+    def _is_user_file(self, filename: str) -> bool:
+        """Frames of cells, of replayed statements and of modules in the workspace are the user's."""
+        if filename.startswith(('<cell-', '<restored-')):
+            return True
+        return os.path.abspath(filename).startswith(self.workspace + os.sep)
