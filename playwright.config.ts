@@ -32,7 +32,7 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   reporter: [['list']],
-  outputDir: 'test-results',
+  outputDir: process.env.PW_OUTPUT_DIR ?? 'test-results',
   use: {
     baseURL: `http://localhost:${PORT}/`,
     launchOptions,

@@ -1,0 +1,112 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { loadPyodide } from 'pyodide';
+import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
+import { getSession, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
+import { listFileRecords, readFileData } from '../../src/lib/storage/files';
+import { listVariableRecords, readRestoreState } from '../../src/lib/storage/variables';
+import { commitChange } from '../../src/lib/storage/commit';
+import type { RunEvent } from '../../src/lib/worker-api';
+import { WorkerSession } from '../../workers/runtime/session';
+
+// The worker's session logic, run in Node on real Pyodide against IndexedDB
+// (fake-indexeddb here; the end-to-end suite covers Chromium's own).
+
+const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
+const text = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
+let db: PyTabsDB;
+
+async function startSession(id: string): Promise<{ session: WorkerSession; report: Awaited<ReturnType<WorkerSession['start']>> }> {
+  const session = new WorkerSession(await loadPyodide(), db, id, limits);
+  return { session, report: await session.start() };
+}
+
+beforeAll(async () => {
+  db = await openDb('worker-session-test');
+  await putSession(db, newSessionRecord('s1', 'One'));
+});
+
+describe('WorkerSession', () => {
+  let s: WorkerSession;
+
+  beforeAll(async () => {
+    await commitChange(db, 's1', { files: { put: [{ path: 'in/data.txt', data: new TextEncoder().encode('from storage'), modifiedAt: 1 }] } });
+    s = (await startSession('s1')).session;
+  });
+
+  it('runs code with its stored files in the cwd and streams output in order', async () => {
+    const events: RunEvent[] = [];
+    const r = await s.run("print(open('in/data.txt').read())\nprint('to err', file=__import__('sys').stderr)\nlen('abc')", (e) => events.push(e), {});
+    expect(r.status).toBe('ok');
+    expect(r.result?.['text/plain']).toBe('3');
+    expect(events.filter((e) => e.type === 'stdout').map((e) => (e as { text: string }).text).join('')).toBe('from storage\n');
+    expect(events.some((e) => e.type === 'stderr' && e.text.includes('to err'))).toBe(true);
+  });
+
+  it('commits files Python writes, changes and deletes, with the counters', async () => {
+    const r = await s.run("import os\nos.makedirs('out', exist_ok=True)\nopen('out/a.txt','w').write('A')\nopen('b.txt','w').write('B')", () => {}, {});
+    expect(r.filesChanged.sort()).toEqual(['b.txt', 'out/a.txt']);
+    expect(text(await readFileData(db, 's1', 'out/a.txt'))).toBe('A');
+    const r2 = await s.run("os.remove('b.txt')\nopen('out/a.txt','w').write('AA')", () => {}, {});
+    expect(r2.filesDeleted).toEqual(['b.txt']);
+    expect(r2.filesChanged).toEqual(['out/a.txt']);
+    expect(text(await readFileData(db, 's1', 'out/a.txt'))).toBe('AA');
+    expect((await listFileRecords(db, 's1')).map((f) => f.path).sort()).toEqual(['in/data.txt', 'out/a.txt']);
+    const rec = (await getSession(db, 's1'))!;
+    expect(rec.totalExecutions).toBe(3);
+    expect(rec.storageBytes).toBeGreaterThanOrEqual('from storage'.length + 2);
+  });
+
+  it('sees files written from outside on its next run, and rejects bad paths', async () => {
+    await s.writeFile('new.txt', new TextEncoder().encode('outside'));
+    const r = await s.run("open('new.txt').read()", () => {}, {});
+    expect(r.result?.['text/plain']).toBe("'outside'");
+    await s.renameFile('new.txt', 'renamed.txt');
+    expect((await s.run("sorted(os.listdir('.'))", () => {}, {})).result?.['text/plain']).toBe("['in', 'out', 'renamed.txt']");
+    await expect(s.writeFile('../x', new Uint8Array())).rejects.toThrow('leave the workspace');
+    await expect(s.deleteFile('missing.txt')).rejects.toThrow('No file named');
+    await s.deleteFile('renamed.txt');
+    expect((await listFileRecords(db, 's1')).map((f) => f.path)).not.toContain('renamed.txt');
+  });
+
+  it('passes session variables to get_session_var', async () => {
+    const r = await s.run("get_session_var('k', 'd'), get_session_var('nope', 'd')", () => {}, { k: 'v' });
+    expect(r.result?.['text/plain']).toBe("('v', 'd')");
+  });
+
+  it('persists variables, definitions and imports, and a fresh interpreter restores them', async () => {
+    await s.run('import json\ndef twice(x):\n    return 2 * x\nitems = [1, 2]\nitems.append(3)\ngone = 1', () => {}, {});
+    await s.run('del gone\nalias = items\nalias.append(4)', () => {}, {});
+    const vars = Object.fromEntries((await listVariableRecords(db, 's1')).map((v) => [v.name, v]));
+    expect(vars.items.kind).toBe('pickle');
+    expect(vars.twice.kind).toBe('replay');
+    expect(vars.json.kind).toBe('replay');
+    expect(vars.gone).toBeUndefined();
+
+    const { session: fresh, report } = await startSession('s1');
+    expect(report.failed).toEqual([]);
+    // Each variable is its own pickle, so an alias comes back equal but no longer the same object.
+    const r = await fresh.run("(items, alias == items, twice(21), json.dumps({'a': 1}), 'gone' in globals())", () => {}, {});
+    expect(r.result?.['text/plain']).toBe('([1, 2, 3, 4], True, 42, \'{"a": 1}\', False)');
+  });
+
+  it('clear forgets variables in memory and storage but keeps files', async () => {
+    await s.clear();
+    expect((await s.run('items', () => {}, {})).error?.ename).toBe('NameError');
+    const state = await readRestoreState(db, 's1');
+    expect([state.variables.length, state.pickles.length, state.replay.length]).toEqual([0, 0, 0]);
+    expect((await listFileRecords(db, 's1')).length).toBe(2);
+  });
+});
+
+describe('a stateless WorkerSession', () => {
+  it('runs and keeps nothing in storage', async () => {
+    const scratch = new WorkerSession(await loadPyodide(), db, null, limits);
+    await scratch.start();
+    const r = await scratch.run("open('x.txt','w').write('x')\nv = 5\nv", () => {}, {});
+    expect(r.result?.['text/plain']).toBe('5');
+    expect(r.filesChanged).toEqual(['x.txt']);
+    const keys = await db.getAllKeys('files');
+    expect(keys.every((k) => (k as string[])[0] === 's1')).toBe(true);
+  });
+});
