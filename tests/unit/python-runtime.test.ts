@@ -243,6 +243,12 @@ display(Rich(), Bundled(), Rich)`);
     expect(tb.endsWith('ValueError: from helper')).toBe(true);
   });
 
+  it('imports a module saved in the workspace right after a failed import of it', async () => {
+    expect((await s.run('import late_module')).error?.ename).toBe('ModuleNotFoundError');
+    s.pyodide.FS.writeFile('/home/pyodide/workspace/late_module.py', 'VALUE = 5\n');
+    expect((await s.ok('import late_module\nlate_module.VALUE')).result?.['text/plain']).toBe('5');
+  });
+
   it('reports a SyntaxError with the offending line and a caret', async () => {
     const out = await s.run('x = 1\ny = (2 +\n');
     expect(out.error?.ename).toBe('SyntaxError');
