@@ -60,8 +60,9 @@ class Runtime:
         """Runs one cell. Never raises: every failure, an interrupt included, is an error result.
 
         An interrupt can arrive at any bytecode, this runtime's own included; one
-        escaping into the worker while it awaits this coroutine leaves the
-        session hanging, so this outermost frame catches it before anything else runs.
+        escaping into the worker while it awaits this coroutine can leave the
+        session hanging, so this outermost frame catches it around all the work.
+        Only the few instructions of this frame outside the try remain exposed.
         """
         try:
             return await self._run(code, session_vars)
