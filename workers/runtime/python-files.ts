@@ -15,5 +15,8 @@ export function installRuntimeFiles(pyodide: PyodideInterface): void {
     const name = file.slice(file.lastIndexOf('/') + 1);
     pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/${name}`, text);
   }
-  pyodide.runPython(`import sys\nif ${JSON.stringify(RUNTIME_DIR)} not in sys.path: sys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})`);
+  // Through a proxy rather than runPython, which would leave `sys` bound in the user's __main__.
+  const sys = pyodide.pyimport('sys');
+  sys.path.insert(0, RUNTIME_DIR);
+  sys.destroy();
 }
