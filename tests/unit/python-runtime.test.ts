@@ -85,7 +85,15 @@ class Session {
     return outcome;
   }
 
+  /** A snapshot that storage committed (the worker confirms after its transaction). */
   snapshot(variableLimit = 10 * MB, sessionLimit = 100 * MB): Snapshot {
+    const snap = this.proposeSnapshot(variableLimit, sessionLimit);
+    this.rt.confirm_snapshot();
+    return snap;
+  }
+
+  /** A snapshot whose commit has not (yet) succeeded. */
+  proposeSnapshot(variableLimit = 10 * MB, sessionLimit = 100 * MB): Snapshot {
     return plain<Snapshot>(this.rt.snapshot(variableLimit, sessionLimit) as PyProxy);
   }
 
@@ -393,6 +401,19 @@ describe('snapshots', () => {
     expect(s.snapshot().put).toEqual([]);
     await s.ok('config["b"] = 2\nn = 1');
     expect(s.names(s.snapshot())).toEqual(['config']);
+  });
+
+  it('reports a change again until its commit is confirmed', async () => {
+    fresh();
+    await s.ok('kept = [1]\ndropped = 2');
+    s.snapshot();
+    await s.ok('kept.append(2)\ndel dropped\nnew = 3');
+    const failed = s.proposeSnapshot();
+    expect([s.names(failed), failed.delete]).toEqual([['kept', 'new'], ['dropped']]);
+    // The commit failed: the retry proposes the same change, then nothing once confirmed.
+    const retry = s.snapshot();
+    expect([s.names(retry), retry.delete]).toEqual([['kept', 'new'], ['dropped']]);
+    expect(s.snapshot()).toEqual({ put: [], delete: [] });
   });
 
   it('reports deleted names, and not _ or dunder names', async () => {

@@ -106,6 +106,10 @@ class Runtime:
         """What changed among the user's variables since the last snapshot or restore."""
         return self._state.snapshot(variable_limit, session_limit)
 
+    def confirm_snapshot(self) -> None:
+        """Storage committed the last snapshot; until then a failed commit is retried in full."""
+        self._state.confirm()
+
     def restore(
         self, replay: Iterable[str], variables: Iterable[Mapping[str, Any]], pickles: Mapping[str, Any]
     ) -> RestoreReport:

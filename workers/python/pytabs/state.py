@@ -128,6 +128,8 @@ class VariableState:
         self._reserved = frozenset(reserved)
         self._hidden = tuple(hidden)
         self._records: dict[str, _Record] = {}
+        # The last snapshot's records, adopted by confirm() once storage has committed them.
+        self._pending: dict[str, _Record] | None = None
         # Names whose current value a replayed statement binds, with that value.
         self._replayed: dict[str, tuple[object, How]] = {}
         # Names of top-level defs and classes that a restore re-creates; a pickle may refer to these.
@@ -153,12 +155,17 @@ class VariableState:
                 self._definitions.add(node.name)
 
     def snapshot(self, variable_limit: int, session_limit: int) -> Snapshot:
-        """What changed since the last snapshot or restore, with pickles for what is kept."""
+        """What changed since the last confirmed snapshot or restore, with pickles for what is kept.
+
+        Until confirm() is called the change is only proposed: if storage fails to
+        commit it, the next snapshot reports it again.
+        """
         names = self.user_names()
         present = set(names)
-        deleted = sorted(name for name in self._records if name not in present)
+        records = dict(self._records)
+        deleted = sorted(name for name in records if name not in present)
         for name in deleted:
-            del self._records[name]
+            del records[name]
         for name in [name for name in self._replayed if name not in present]:
             del self._replayed[name]
         puts: list[Entry] = []
@@ -166,18 +173,25 @@ class VariableState:
         # Sorted names make the limits pick the same variables every time.
         for name in names:
             value = self._namespace[name]
-            previous = self._records.get(name)
+            previous = records.get(name)
             record, data = self._assess(name, value, previous)
             if record.hash is not None:
                 kept_bytes = _apply_limits(record, kept_bytes, variable_limit, session_limit)
-            self._records[name] = record
+            records[name] = record
             if previous is not None and record.same_as(previous):
                 continue
             if record.persisted and record.kind == 'pickle' and data is None:
                 # Skipped as unchanged, but storage lacks it (it was over a limit before).
                 data, _ = _pickle(value)
             puts.append(_entry(name, value, record, data))
+        self._pending = records
         return {'put': puts, 'delete': deleted}
+
+    def confirm(self) -> None:
+        """Storage committed the last snapshot: later snapshots compare against it."""
+        if self._pending is not None:
+            self._records = self._pending
+            self._pending = None
 
     def _assess(self, name: str, value: object, previous: _Record | None) -> tuple[_Record, bytes | None]:
         """How value would be kept, before limits; with its pickle when it had to be made."""
@@ -312,6 +326,7 @@ class VariableState:
         for name in [name for name in self._namespace if name not in self._reserved]:
             del self._namespace[name]
         self._records.clear()
+        self._pending = None
         self._replayed.clear()
         self._definitions.clear()
 
