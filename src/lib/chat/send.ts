@@ -1,0 +1,105 @@
+import type { SessionManager } from '../sessions/manager';
+import { insertRound, putRound } from '../storage/rounds';
+import type { RunEvent, RunResult } from '../worker-api';
+import { splitMessage } from './blocks';
+import { appendEvent, newRound } from './round';
+import type { Attachment, Round, RoundEvent, RoundState } from './types';
+
+/** The part of the session engine a message needs. */
+export type ChatEngine = Pick<SessionManager, 'db' | 'run' | 'writeFile' | 'stop' | 'getSettings'>;
+
+export interface SendOptions {
+  /** Written to the session's workspace before any code runs. */
+  files?: Attachment[];
+  /** Called with each event as history records it, and the round so far. */
+  onEvent?: (event: RoundEvent, round: Round) => void;
+}
+
+/** Error names that mean the run was stopped rather than failed on its own. */
+const STOPPED = new Set(['KeyboardInterrupt', 'SessionRestarted']);
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs a message in a session and returns the finished round. The round is stored
+ * as soon as it starts (so a reload mid-run still shows the message) and again when
+ * it ends. Blocks run in order; the first error or stop ends the round, like
+ * "run all" in a notebook.
+ */
+export async function sendMessage(
+  engine: ChatEngine,
+  sessionId: string,
+  message: string,
+  { files = [], onEvent }: SendOptions = {},
+): Promise<Round> {
+  const t0 = performance.now();
+  const round = await insertRound(engine.db, sessionId, (seq) => newRound(sessionId, seq, message, files.map((f) => f.name)));
+  const emit = (event: RoundEvent) => {
+    const recorded = appendEvent(round, event);
+    if (recorded) onEvent?.(recorded, round);
+  };
+  emit({ type: 'round_start', at: round.createdAt });
+
+  let state: RoundState = 'finished';
+  try {
+    for (const file of files) await engine.writeFile(sessionId, file.name, file.data);
+    if (files.length) emit({ type: 'files_attached', names: files.map((f) => f.name) });
+    const blocks = splitMessage(message);
+    if (!blocks.length && !files.length) emit({ type: 'round_error', message: 'The message has no Python code to run.' });
+    for (const [block, { code }] of blocks.entries()) {
+      emit({ type: 'code_start', block, total: blocks.length, code });
+      const result = await runWithLimit(engine, sessionId, code, (e) => emit({ ...e, block }));
+      if (result.result) emit({ type: 'result', block, bundle: result.result });
+      if (result.error) emit({ type: 'exec_error', block, error: result.error });
+      if (result.timedOut) emit({ type: 'round_error', message: `Stopped: the run took longer than the ${result.timedOut} s time limit (see Settings).` });
+      if (result.filesChanged.length || result.filesDeleted.length) {
+        emit({ type: 'files_written', block, changed: result.filesChanged, deleted: result.filesDeleted });
+      }
+      emit({
+        type: 'code_end',
+        block,
+        durationMs: result.durationMs,
+        notPersisted: result.notPersisted,
+        ...(result.commitError ? { commitError: result.commitError } : {}),
+      });
+      if (result.status === 'error') {
+        state = result.timedOut || STOPPED.has(result.error?.ename ?? '') ? 'stopped' : 'failed';
+        break;
+      }
+    }
+  } catch (error) {
+    state = 'failed';
+    emit({ type: 'round_error', message: describe(error) });
+  }
+
+  round.state = state;
+  round.durationMs = performance.now() - t0;
+  emit({ type: 'round_end', durationMs: round.durationMs, state });
+  try {
+    await putRound(engine.db, round);
+  } catch (error) {
+    // The reply is still shown; only its place in history is lost, and the user is told.
+    emit({ type: 'round_error', message: `This reply could not be saved to history: ${describe(error)}` });
+  }
+  return round;
+}
+
+/** Runs one block, stopping it when the run time limit from Settings passes. */
+async function runWithLimit(
+  engine: ChatEngine,
+  sessionId: string,
+  code: string,
+  onEvent: (event: RunEvent) => void,
+): Promise<RunResult & { timedOut?: number }> {
+  const limit = engine.getSettings().runTimeoutSeconds;
+  let timedOut = 0;
+  const timer = limit > 0 ? setTimeout(() => ((timedOut = limit), void engine.stop(sessionId)), limit * 1000) : undefined;
+  try {
+    const result = await engine.run(sessionId, code, onEvent);
+    return timedOut ? { ...result, timedOut } : result;
+  } finally {
+    clearTimeout(timer);
+  }
+}

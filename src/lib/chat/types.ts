@@ -1,0 +1,56 @@
+import type { MimeBundle, RunError } from '../worker-api';
+
+/**
+ * What one message produced, in order (TaskWeaver's round/post shape, flattened).
+ * `block` is the index of the fenced code block the event belongs to.
+ */
+export type RoundEvent =
+  | { type: 'round_start'; at: number }
+  | { type: 'files_attached'; names: string[] }
+  | { type: 'code_start'; block: number; total: number; code: string }
+  | { type: 'stdout' | 'stderr'; block: number; text: string }
+  /** Progress from the runtime while a block runs, e.g. a package being loaded. */
+  | { type: 'status'; block: number; text: string }
+  | { type: 'display'; block: number; bundle: MimeBundle }
+  /** The value of the block's last expression. */
+  | { type: 'result'; block: number; bundle: MimeBundle }
+  | { type: 'exec_error'; block: number; error: RunError }
+  | { type: 'files_written'; block: number; changed: string[]; deleted: string[] }
+  | {
+      type: 'code_end';
+      block: number;
+      durationMs: number;
+      notPersisted: { name: string; reason: string }[];
+      commitError?: string;
+    }
+  /** Output beyond the per-round cap was dropped; emitted once per kind. */
+  | { type: 'truncated'; block: number; what: 'output' | 'rich'; limit: number }
+  /** The message could not run at all, or the run broke outside Python (e.g. a bad attachment). */
+  | { type: 'round_error'; message: string }
+  | { type: 'round_end'; durationMs: number; state: RoundState };
+
+export type RoundState = 'running' | 'finished' | 'failed' | 'stopped';
+
+/** One message and its reply. A type alias, not an interface, so it fits the `rounds` store's record type. */
+export type Round = {
+  id: string;
+  sessionId: string;
+  /** Position in the session's history, from 1. */
+  seq: number;
+  createdAt: number;
+  message: string;
+  /** Names of the files attached to the message, as written to the workspace. */
+  files: string[];
+  state: RoundState;
+  durationMs?: number;
+  events: RoundEvent[];
+  /** Characters of stdout/stderr and of rich output kept so far; the caps apply to these. */
+  outputChars: number;
+  richChars: number;
+};
+
+/** A file attached to a message. */
+export interface Attachment {
+  name: string;
+  data: Uint8Array;
+}

@@ -1,0 +1,133 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect } from 'vitest';
+import { splitMessage } from '../../src/lib/chat/blocks';
+import { appendEvent, newRound, OUTPUT_CAP, RICH_CAP } from '../../src/lib/chat/round';
+import { parseCsv, previewFile } from '../../src/lib/chat/preview';
+import { insertRound, listRounds, putRound } from '../../src/lib/storage/rounds';
+import { openDb } from '../../src/lib/storage/db';
+import { deleteSessionData, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe('splitMessage', () => {
+  it('runs a plain message as one block of Python, exactly as typed', () => {
+    expect(splitMessage('x = 1\nprint(x)\n')).toEqual([{ code: 'x = 1\nprint(x)\n' }]);
+    expect(splitMessage('  \n ')).toEqual([]);
+  });
+
+  it('runs only the fenced Python blocks of a Markdown message, in order', () => {
+    const message = [
+      'First load it:',
+      '```python',
+      "df = load('a.csv')",
+      '```',
+      'Some shell, not run:',
+      '```bash',
+      'rm -rf /',
+      '```',
+      '~~~py',
+      'df.head()',
+      '~~~',
+      '```',
+      'unlabelled = True',
+      '```',
+    ].join('\n');
+    expect(splitMessage(message).map((b) => b.code)).toEqual(["df = load('a.csv')", 'df.head()', 'unlabelled = True']);
+  });
+
+  it('keeps a shorter fence inside a longer one and runs an unclosed block to the end', () => {
+    expect(splitMessage('````python\ns = """\n```\n"""\n````').map((b) => b.code)).toEqual(['s = """\n```\n"""']);
+    expect(splitMessage('text\n```python\nx = 1\ny = 2').map((b) => b.code)).toEqual(['x = 1\ny = 2']);
+  });
+
+  it('strips the opening fence indentation, as CommonMark does', () => {
+    expect(splitMessage('  ```python\n  if x:\n      y()\n  ```').map((b) => b.code)).toEqual(['if x:\n    y()']);
+  });
+});
+
+describe('appendEvent', () => {
+  it('merges streamed text of one kind and block into one event', () => {
+    const round = newRound('s', 1, 'print(1)', []);
+    appendEvent(round, { type: 'stdout', block: 0, text: 'a' });
+    appendEvent(round, { type: 'stdout', block: 0, text: 'b' });
+    appendEvent(round, { type: 'stderr', block: 0, text: 'warn' });
+    appendEvent(round, { type: 'stdout', block: 0, text: 'c' });
+    expect(round.events).toEqual([
+      { type: 'stdout', block: 0, text: 'ab' },
+      { type: 'stderr', block: 0, text: 'warn' },
+      { type: 'stdout', block: 0, text: 'c' },
+    ]);
+  });
+
+  it('keeps at most OUTPUT_CAP characters of output and says once that the rest was dropped', () => {
+    const round = newRound('s', 1, 'spam()', []);
+    const chunk = 'x'.repeat(300_000);
+    for (let i = 0; i < 5; i++) appendEvent(round, { type: 'stdout', block: 0, text: chunk });
+    expect(appendEvent(round, { type: 'stdout', block: 0, text: 'more' })).toBeNull();
+    const kept = round.events.filter((e) => e.type === 'stdout').reduce((n, e) => n + (e as { text: string }).text.length, 0);
+    expect(kept).toBe(OUTPUT_CAP);
+    expect(round.events.filter((e) => e.type === 'truncated')).toEqual([{ type: 'truncated', block: 0, what: 'output', limit: OUTPUT_CAP }]);
+  });
+
+  it('falls back to the plain text of rich output beyond RICH_CAP', () => {
+    const round = newRound('s', 1, 'plots()', []);
+    const big = { 'text/plain': '<Figure>', 'image/png': 'A'.repeat(RICH_CAP - 100) };
+    appendEvent(round, { type: 'display', block: 0, bundle: big });
+    const second = appendEvent(round, { type: 'display', block: 0, bundle: big });
+    expect(second).toEqual({ type: 'display', block: 0, bundle: { 'text/plain': '<Figure>' } });
+    expect(round.events.filter((e) => e.type === 'truncated')).toHaveLength(1);
+    expect(round.richChars).toBeLessThanOrEqual(RICH_CAP);
+  });
+});
+
+describe('rounds store', () => {
+  it('numbers rounds per session, lists them in order and loses them with the session', async () => {
+    const db = await openDb('chat-rounds-test');
+    for (const id of ['a', 'ab']) await putSession(db, newSessionRecord(id, id));
+    const made = await Promise.all([1, 2, 3].map((i) => insertRound(db, 'a', (seq) => newRound('a', seq, `m${i}`, []))));
+    expect(made.map((r) => r.seq).sort()).toEqual([1, 2, 3]);
+    const other = await insertRound(db, 'ab', (seq) => newRound('ab', seq, 'other', ['data.csv']));
+    expect(other.seq).toBe(1);
+
+    const first = made.find((r) => r.seq === 1)!;
+    appendEvent(first, { type: 'stdout', block: 0, text: 'done\n' });
+    first.state = 'finished';
+    await putRound(db, first);
+
+    const listed = await listRounds(db, 'a');
+    expect(listed.map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(listed[0]).toMatchObject({ state: 'finished', events: [{ type: 'stdout', text: 'done\n' }] });
+    expect((await listRounds(db, 'ab')).map((r) => r.message)).toEqual(['other']);
+
+    await deleteSessionData(db, 'a');
+    expect(await listRounds(db, 'a')).toEqual([]);
+    expect(await listRounds(db, 'ab')).toHaveLength(1);
+  });
+});
+
+describe('file previews', () => {
+  it('parses quoted CSV fields, and semicolon files', () => {
+    expect(parseCsv('name,note\n"Smith, J","said ""hi"""\r\nLee,\n', 10).rows).toEqual([
+      ['name', 'note'],
+      ['Smith, J', 'said "hi"'],
+      ['Lee', ''],
+    ]);
+    expect(parseCsv('a;b\n1;2', 10).rows).toEqual([['a', 'b'], ['1', '2']]);
+  });
+
+  it('shows CSV as a table, text as text, images as images, and binaries as no preview', () => {
+    expect(previewFile('data.csv', bytes('x,y\n1,2\n'))).toEqual({ kind: 'table', rows: [['x', 'y'], ['1', '2']], truncated: false });
+    expect(previewFile('t.tsv', bytes('x\ty,z\n'))).toMatchObject({ rows: [['x', 'y,z']] });
+    expect(previewFile('notes.txt', bytes('hello'))).toEqual({ kind: 'text', text: 'hello', truncated: false });
+    expect(previewFile('plot.PNG', new Uint8Array([137, 80]))).toEqual({ kind: 'image', mime: 'image/png' });
+    expect(previewFile('blob.bin', new Uint8Array([0, 1, 2, 255]))).toMatchObject({ kind: 'none' });
+    expect(previewFile('README', bytes('plain'))).toMatchObject({ kind: 'text', text: 'plain' });
+  });
+
+  it('cuts long tables and says so', () => {
+    const csv = 'n\n' + Array.from({ length: 500 }, (_, i) => String(i)).join('\n');
+    const preview = previewFile('big.csv', bytes(csv));
+    expect(preview).toMatchObject({ kind: 'table', truncated: true });
+    expect((preview as { rows: string[][] }).rows).toHaveLength(200);
+  });
+});
