@@ -2,6 +2,7 @@ import * as Comlink from 'comlink';
 import { loadPyodide } from 'pyodide';
 import { openDb } from '../src/lib/storage/db';
 import type { SessionWorkerApi, StartOptions } from '../src/lib/worker-api';
+import { PackageLoader, packageIndex } from './runtime/packages';
 import { WorkerSession } from './runtime/session';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
@@ -16,11 +17,12 @@ const api: SessionWorkerApi = {
   async start(options: StartOptions) {
     if (session) throw new Error('This worker already serves a session.');
     const t0 = performance.now();
-    const pyodide = await loadPyodide({ indexURL: options.indexURL });
+    const index = packageIndex(options.indexURL, options.packageIndexURL);
+    const pyodide = await loadPyodide({ indexURL: options.indexURL, ...index.config });
     if (options.interruptBuffer) pyodide.setInterruptBuffer(options.interruptBuffer);
     const loadMs = performance.now() - t0;
     const db = options.sessionId === null ? null : await openDb(options.dbName);
-    session = new WorkerSession(pyodide, db, options.sessionId, options.limits);
+    session = new WorkerSession(pyodide, db, options.sessionId, options.limits, new PackageLoader(pyodide, index));
     return { ...(await session.start()), loadMs };
   },
   run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),

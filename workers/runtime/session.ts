@@ -8,6 +8,8 @@ import { validateWorkspacePath } from '../../src/lib/paths';
 import type { Limits, RunEvent, RunResult, StartReport, VariableInfo } from '../../src/lib/worker-api';
 import { installRuntimeFiles } from './python-files';
 import { OutputStream } from './output';
+import type { PackageLoader } from './packages';
+import { installSpreadsheets } from './spreadsheets';
 
 /** The session's cwd inside its own worker's file system. */
 export const WORKSPACE = '/home/pyodide/workspace';
@@ -47,8 +49,11 @@ export class WorkerSession {
     private readonly db: PyTabsDB | null,
     readonly sessionId: string | null,
     private limits: Limits,
+    /** Loads the packages a run imports; without one (Node tests) only the core is there. */
+    private readonly packages?: PackageLoader,
   ) {
     installRuntimeFiles(pyodide);
+    installSpreadsheets(pyodide);
     this.stdout = new OutputStream('stdout', () => this.sink);
     this.stderr = new OutputStream('stderr', () => this.sink);
     pyodide.setStdout({ write: this.stdout.write });
@@ -76,6 +81,8 @@ export class WorkerSession {
     for (const file of await readAllFiles(db, this.sessionId)) this.writeToFs(file.path, file.data);
     this.known = this.scan();
     const state = await readRestoreState(db, this.sessionId);
+    // Replayed imports need their packages; one that fails to load shows up as a failed replay.
+    await this.packages?.loadFor(state.replay.map((r) => r.source).join('\n'), () => undefined);
     const pickles = new Map(state.pickles.map((p) => [p.name, p.data]));
     const variables = state.variables.map(({ sessionId: _, hash, ...meta }) => ({ ...meta, hash: hash ?? null }));
     const toPy = (v: unknown) => this.pyodide.toPy(v, { depth: 2 });
@@ -91,6 +98,10 @@ export class WorkerSession {
 
   async run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult> {
     const t0 = performance.now();
+    const packageError = await this.packages?.loadFor(code, onEvent);
+    if (packageError) {
+      return { status: 'error', error: packageError, durationMs: performance.now() - t0, filesChanged: [], filesDeleted: [], notPersisted: [] };
+    }
     this.sink = onEvent;
     let py: PyRunResult;
     try {

@@ -7,6 +7,8 @@ export interface HostEnv {
   dbName: string;
   indexURL: string;
   limits: () => Limits;
+  /** The package index setting when a worker starts; undefined means the official CDN. */
+  packageIndexURL?: () => string | undefined;
   /** How long a stop waits for Python to honour an interrupt before the worker is terminated. */
   interruptGraceMs?: number;
   onState?: (state: HostState) => void;
@@ -83,6 +85,7 @@ export class SessionHost {
         dbName: this.env.dbName,
         limits: this.env.limits(),
         interruptBuffer: interrupt,
+        packageIndexURL: this.env.packageIndexURL?.(),
       }),
       killed,
     ]).then(

@@ -102,12 +102,17 @@ export class SessionManager {
         dbName: this.dbName,
         indexURL: this.indexURL,
         limits: () => this.limits(),
+        packageIndexURL: () => this.packageIndexURL(),
         interruptGraceMs: this.options.interruptGraceMs,
         onState: () => this.changed(),
       });
       this.hosts.set(sessionId, host);
     }
     return host;
+  }
+
+  private packageIndexURL(): string | undefined {
+    return this.settings.packageIndexUrl || undefined;
   }
 
   private limits() {
@@ -173,7 +178,12 @@ export class SessionManager {
 
   /** Runs code in a fresh scratch worker that keeps nothing. */
   async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
-    const host = new SessionHost(null, { dbName: this.dbName, indexURL: this.indexURL, limits: () => this.limits() });
+    const host = new SessionHost(null, {
+      dbName: this.dbName,
+      indexURL: this.indexURL,
+      limits: () => this.limits(),
+      packageIndexURL: () => this.packageIndexURL(),
+    });
     try {
       return await host.run(code, {}, onEvent);
     } finally {
