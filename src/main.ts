@@ -1,5 +1,6 @@
 import { mount } from 'svelte';
 import App from './ui/App.svelte';
+import './ui/app.css';
 import { SessionManager } from './lib';
 
 declare global {
@@ -10,7 +11,16 @@ declare global {
 }
 
 const target = document.getElementById('app')!;
-const manager = await SessionManager.open();
-window.pytabs = manager;
-addEventListener('pagehide', () => manager.dispose());
-mount(App, { target, props: { manager } });
+try {
+  const manager = await SessionManager.open();
+  window.pytabs = manager;
+  addEventListener('pagehide', () => manager.dispose());
+  mount(App, { target, props: { manager } });
+} catch (error) {
+  // Without storage there is no app; say why instead of leaving a blank page.
+  const p = document.createElement('p');
+  p.setAttribute('role', 'alert');
+  p.style.padding = '2rem';
+  p.textContent = `PyTabs could not open its storage (IndexedDB): ${error instanceof Error ? error.message : String(error)}. Private browsing or blocked site data can cause this.`;
+  target.replaceChildren(p);
+}

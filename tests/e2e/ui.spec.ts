@@ -1,0 +1,277 @@
+import { test, expect, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { openApp } from './app';
+
+// PyTabs as a person uses it: controls found by role and accessible name only, on the
+// built app with real Pyodide workers and real IndexedDB. Pyodide takes seconds to
+// start per session on two cores, so the first reply of a session gets a long wait.
+const FIRST_RUN = { timeout: 90_000 };
+
+const SUM_CODE = [
+  'import csv',
+  "rows = list(csv.DictReader(open('data.csv')))",
+  "total = sum(int(r['x']) for r in rows)",
+  "print('rows:', len(rows))",
+  'total',
+].join('\n');
+
+async function send(page: Page, code: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(code);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+function reply(page: Page, n: number) {
+  return page.getByRole('group', { name: `Reply to message ${n}` });
+}
+
+function region(page: Page, name: string) {
+  return page.getByRole('region', { name, exact: true });
+}
+
+async function choose(page: Page, button: string, files: { name: string; text: string }[]): Promise<void> {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: button }).click();
+  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'text/plain', buffer: Buffer.from(f.text) })));
+}
+
+test('two sessions, each with its own data.csv: own numbers in replies and variables, all back after a reload', async ({ page }) => {
+  await openApp(page);
+  // A first visit opens straight into a session.
+  await expect(page.getByRole('tab', { name: 'Session 1' })).toHaveAttribute('aria-selected', 'true');
+  await page.getByRole('button', { name: 'New session' }).click();
+  await expect(page.getByRole('tab', { name: 'Session 2' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tablist', { name: 'Sessions' }).getByRole('tab')).toHaveCount(2);
+
+  const files = region(page, 'Files');
+  const variables = region(page, 'Variables');
+
+  await page.getByRole('tab', { name: 'Session 1' }).click();
+  await choose(page, 'Upload files', [{ name: 'data.csv', text: 'x\n1\n2\n3\n' }]);
+  await expect(files.getByRole('button', { name: 'Preview data.csv' })).toBeVisible();
+  await send(page, SUM_CODE);
+  await expect(reply(page, 1)).toContainText('Done in', FIRST_RUN);
+  await expect(reply(page, 1)).toContainText('rows: 3');
+  await expect(reply(page, 1)).toContainText('6');
+  await expect(variables.getByRole('row', { name: /^total\b/ })).toContainText('6');
+
+  await page.getByRole('tab', { name: 'Session 2' }).click();
+  await expect(page).toHaveURL(/#\/s\/.+/);
+  await expect(files.getByText('No files yet')).toBeVisible();
+  await choose(page, 'Upload files', [{ name: 'data.csv', text: 'x\n10\n20\n' }]);
+  await expect(files.getByRole('button', { name: 'Preview data.csv' })).toBeVisible();
+  await send(page, SUM_CODE);
+  await expect(reply(page, 1)).toContainText('Done in', FIRST_RUN);
+  await expect(reply(page, 1)).toContainText('rows: 2');
+  await expect(reply(page, 1)).toContainText('30');
+  await expect(variables.getByRole('row', { name: /^total\b/ })).toContainText('30');
+
+  // The CSV preview shows each session's own file as a table.
+  await files.getByRole('button', { name: 'Preview data.csv' }).click();
+  await expect(page.getByRole('region', { name: 'Preview of data.csv' }).getByRole('cell', { name: '20' })).toBeVisible();
+
+  await page.getByRole('tab', { name: 'Session 1' }).click();
+  await expect(variables.getByRole('row', { name: /^total\b/ })).toContainText('6');
+  await expect(variables.getByRole('row', { name: /^total\b/ })).not.toContainText('30');
+
+  await page.reload();
+  await openApp(page);
+  // The URL named Session 1, so the reload opens it again, with its history, variables and files.
+  await expect(page.getByRole('tab', { name: 'Session 1' })).toHaveAttribute('aria-selected', 'true');
+  await expect(reply(page, 1)).toContainText('rows: 3');
+  await expect(page.getByRole('article', { name: 'Message 1' })).toContainText("open('data.csv')");
+  await expect(variables.getByRole('row', { name: /^total\b/ })).toContainText('6');
+  await expect(variables.getByRole('row', { name: /^total\b/ }).getByRole('button', { name: 'Saved' })).toBeVisible();
+  await expect(files.getByRole('button', { name: 'Preview data.csv' })).toBeVisible();
+
+  await page.getByRole('tab', { name: 'Session 2' }).click();
+  await expect(reply(page, 1)).toContainText('rows: 2');
+  await expect(variables.getByRole('row', { name: /^total\b/ })).toContainText('30');
+  // The restored interpreter still holds this session's own value.
+  await send(page, 'total * 2');
+  await expect(reply(page, 2)).toContainText('60', FIRST_RUN);
+});
+
+test('rename, clear and delete a session; errors are shown, not swallowed', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'New session' }).click();
+  await expect(page.getByRole('tab', { name: 'Session 2' })).toHaveAttribute('aria-selected', 'true');
+
+  await page.getByRole('button', { name: 'Rename session' }).click();
+  const renameDialog = page.getByRole('dialog', { name: 'Rename session' });
+  await renameDialog.getByRole('textbox', { name: 'Session name' }).fill('   ');
+  await renameDialog.getByRole('button', { name: 'Save name' }).click();
+  await expect(renameDialog.getByRole('alert')).toContainText('cannot be empty');
+  await renameDialog.getByRole('textbox', { name: 'Session name' }).fill('Analysis');
+  await renameDialog.getByRole('button', { name: 'Save name' }).click();
+  await expect(page.getByRole('tab', { name: 'Analysis' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Analysis', level: 1 })).toBeVisible();
+
+  // A file name the workspace refuses (and that holds markup) is reported as plain text.
+  await choose(page, 'Upload files', [{ name: 'keep.txt', text: 'kept' }, { name: 'a<b>:c.txt', text: 'x' }]);
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not upload "a<b>:c.txt"' })).toBeVisible();
+  await expect(region(page, 'Files').getByRole('button', { name: 'Preview keep.txt' })).toBeVisible();
+
+  await send(page, 'kept = 5\nkept');
+  await expect(reply(page, 1)).toContainText('Done in', FIRST_RUN);
+  await expect(region(page, 'Variables').getByRole('row', { name: /^kept\b/ })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Clear session' }).click();
+  await page.getByRole('dialog', { name: 'Clear session?' }).getByRole('button', { name: 'Clear variables' }).click();
+  await expect(region(page, 'Variables').getByText('No variables yet')).toBeVisible();
+  await expect(region(page, 'Files').getByRole('button', { name: 'Preview keep.txt' })).toBeVisible();
+  await send(page, 'kept');
+  await expect(reply(page, 2).getByRole('group', { name: 'Error' })).toContainText('NameError');
+
+  await page.getByRole('button', { name: 'Delete session' }).click();
+  const deleteDialog = page.getByRole('dialog', { name: 'Delete session?' });
+  await expect(deleteDialog).toContainText('1 file(s)');
+  await expect(deleteDialog).toContainText('2 message(s) of chat history');
+  await expect(deleteDialog).toContainText('cannot be undone');
+  await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByRole('tab', { name: 'Analysis' })).toBeVisible();
+  await page.getByRole('button', { name: 'Delete session' }).click();
+  await deleteDialog.getByRole('button', { name: 'Delete permanently' }).click();
+  await expect(page.getByRole('tab', { name: 'Analysis' })).toHaveCount(0);
+  await expect(page.getByRole('tab', { name: 'Session 1' })).toHaveAttribute('aria-selected', 'true');
+
+  await page.reload();
+  await openApp(page);
+  await expect(page.getByRole('tablist', { name: 'Sessions' }).getByRole('tab')).toHaveCount(1);
+  await expect(region(page, 'All sessions')).not.toContainText('Analysis');
+});
+
+test('attach a file to a message, stop an endless loop, and put a message back in the editor', async ({ page }) => {
+  await openApp(page);
+  await choose(page, 'Attach files', [{ name: 'notes.txt', text: 'hello from an attachment' }]);
+  await expect(page.getByRole('list', { name: 'Attached files' })).toContainText('notes.txt');
+  await send(page, "print(open('notes.txt').read())");
+  await expect(reply(page, 1)).toContainText('hello from an attachment', FIRST_RUN);
+  await expect(page.getByRole('article', { name: 'Message 1' })).toContainText('Attached: notes.txt');
+  await expect(page.getByRole('list', { name: 'Attached files' })).toHaveCount(0);
+  await expect(region(page, 'Files').getByRole('button', { name: 'Preview notes.txt' })).toBeVisible();
+
+  await send(page, 'counter = 0\nwhile True:\n    counter += 1');
+  await expect(reply(page, 2)).toContainText('Running');
+  await expect(page.getByRole('tab', { name: 'Session 1' })).toHaveAccessibleDescription('Running');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped after', { timeout: 30_000 });
+  await expect(reply(page, 2).getByRole('group', { name: 'Error' })).toContainText(/KeyboardInterrupt|SessionRestarted/);
+
+  await send(page, '```python\nx = 20\n```\nthen\n```python\nprint(x + 1)\nx * 2\n```');
+  await expect(reply(page, 3)).toContainText('Block 2 of 2', FIRST_RUN);
+  await expect(reply(page, 3)).toContainText('21');
+  await expect(reply(page, 3)).toContainText('40');
+
+  const sessionVars = region(page, 'Session variables');
+  await sessionVars.getByRole('textbox', { name: 'Name' }).fill('region');
+  await sessionVars.getByRole('textbox', { name: 'Value' }).fill('north');
+  await sessionVars.getByRole('button', { name: 'Add variable' }).click();
+  await expect(sessionVars.getByRole('list')).toContainText('region');
+  await send(page, "get_session_var('region', 'none')");
+  await expect(reply(page, 4)).toContainText("'north'");
+  await sessionVars.getByRole('button', { name: 'Remove region' }).click();
+  await expect(sessionVars.getByRole('list')).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Edit again: message 1' }).click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveText("print(open('notes.txt').read())");
+  // Ctrl+Enter sends from the keyboard.
+  await page.getByRole('textbox', { name: 'Message' }).press('ControlOrMeta+Enter');
+  await expect(reply(page, 5)).toContainText('hello from an attachment', FIRST_RUN);
+});
+
+test('rich output is sanitized, the page passes axe, and the main view is captured', async ({ page }) => {
+  await openApp(page);
+  await choose(page, 'Upload files', [{ name: 'data.csv', text: 'city,people\nOslo,709000\nBergen,291000\n' }]);
+  await page.getByRole('tab', { name: 'Session 1' }).click();
+  await send(
+    page,
+    [
+      'import csv',
+      "rows = list(csv.DictReader(open('data.csv')))",
+      "people = {r['city']: int(r['people']) for r in rows}",
+      'class Report:',
+      '    def _repr_html_(self):',
+      `        return "<table><tr><th>City</th><th>People</th></tr>" + "".join(f"<tr><td>{c}</td><td>{n}</td></tr>" for c, n in people.items()) + "</table><img src=x onerror='window.__pwned=1'><script>window.__pwned=2</script>"`,
+      "print('cities:', len(people))",
+      'Report()',
+    ].join('\n'),
+  );
+  const out = reply(page, 1);
+  await expect(out).toContainText('Done in', FIRST_RUN);
+  await expect(out.getByRole('cell', { name: 'Bergen' })).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await expect(out.locator('script')).toHaveCount(0);
+
+  await send(page, 'def f(n):\n    return 10 / n\n\nf(0)');
+  await expect(reply(page, 2).getByRole('group', { name: 'Error' })).toContainText('ZeroDivisionError');
+  await expect(reply(page, 2).getByRole('group', { name: 'Error' })).toContainText('return 10 / n');
+
+  // The reason a variable is or is not saved is reachable by keyboard, not only by hover.
+  const badge = region(page, 'Variables').getByRole('row', { name: /^people\b/ }).getByRole('button', { name: 'Saved' });
+  await badge.focus();
+  await expect(page.getByRole('tooltip').filter({ hasText: 'comes back after a reload' }).first()).toBeVisible();
+
+  await page.getByRole('textbox', { name: 'Message' }).fill('people');
+  const axe = await new AxeBuilder({ page }).analyze();
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  await page.screenshot({ path: 'test-results/main-view.png' });
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  await settings.getByRole('textbox', { name: 'Delete after (days)' }).fill('2');
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings.getByRole('alert')).toContainText('no sooner than they are marked inactive');
+  const axeDialog = await new AxeBuilder({ page }).analyze();
+  expect(axeDialog.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await settings.getByRole('textbox', { name: 'Delete after (days)' }).fill('60');
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings).toBeHidden();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(settings.getByRole('textbox', { name: 'Delete after (days)' })).toHaveValue('60');
+  await settings.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await page.screenshot({ path: 'test-results/main-view-tablet.png', fullPage: true });
+});
+
+test('files dropped on the Files panel are uploaded; dropped on the chat they are attached', async ({ page }) => {
+  await openApp(page);
+  const drop = async (target: ReturnType<Page['getByRole']>, name: string, text: string) => {
+    const transfer = await page.evaluateHandle(
+      ([n, t]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([t], n, { type: 'text/plain' }));
+        return dt;
+      },
+      [name, text],
+    );
+    await target.dispatchEvent('dragover', { dataTransfer: transfer });
+    await target.dispatchEvent('drop', { dataTransfer: transfer });
+  };
+  await drop(page.getByRole('group', { name: 'Drop files here to upload' }), 'dropped.txt', 'from a drop');
+  await expect(region(page, 'Files').getByRole('button', { name: 'Preview dropped.txt' })).toBeVisible();
+  await region(page, 'Files').getByRole('button', { name: 'Preview dropped.txt' }).click();
+  await expect(page.getByRole('region', { name: 'Contents of dropped.txt' })).toHaveText('from a drop');
+
+  await drop(page.getByRole('region', { name: 'Chat' }), 'attached.csv', 'a\n1\n');
+  await expect(page.getByRole('list', { name: 'Attached files' })).toContainText('attached.csv');
+  await page.getByRole('button', { name: 'Remove attachment attached.csv' }).click();
+  await expect(page.getByRole('list', { name: 'Attached files' })).toHaveCount(0);
+
+  await region(page, 'Files').getByRole('button', { name: 'Rename dropped.txt' }).click();
+  await page.getByRole('dialog', { name: 'Rename file' }).getByRole('textbox').fill('../escape.txt');
+  await page.getByRole('dialog', { name: 'Rename file' }).getByRole('button', { name: 'Rename' }).click();
+  await expect(page.getByRole('dialog', { name: 'Rename file' }).getByRole('alert')).toContainText('would leave the workspace');
+  await page.getByRole('dialog', { name: 'Rename file' }).getByRole('textbox').fill('kept.txt');
+  await page.getByRole('dialog', { name: 'Rename file' }).getByRole('button', { name: 'Rename' }).click();
+  await expect(region(page, 'Files').getByRole('button', { name: 'Preview kept.txt' })).toBeVisible();
+
+  const download = page.waitForEvent('download');
+  await region(page, 'Files').getByRole('button', { name: 'Download kept.txt' }).click();
+  expect((await download).suggestedFilename()).toBe('kept.txt');
+
+  await region(page, 'Files').getByRole('button', { name: 'Delete kept.txt' }).click();
+  await page.getByRole('dialog', { name: 'Delete file?' }).getByRole('button', { name: 'Delete file' }).click();
+  await expect(region(page, 'Files').getByText('No files yet')).toBeVisible();
+});
