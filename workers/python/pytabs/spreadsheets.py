@@ -53,20 +53,18 @@ def load_workbook(data: bytes, name: str) -> dict[str, Rows]:
 def _header(row: Sequence[Cell]) -> list[str]:
     """Column names from a header row, named and de-duplicated the way pandas does."""
     names: list[str] = []
-    seen: dict[str, int] = {}
+    repeats: dict[str, int] = {}
     for i, value in enumerate(row):
         if value is None or value == '':
-            name = f'Unnamed: {i}'
+            base = f'Unnamed: {i}'
         elif isinstance(value, datetime.datetime):
-            name = value.isoformat()
+            base = value.isoformat()
         else:
-            name = str(value)
-        base = name
-        while name in seen:
-            seen[base] += 1
-            name = f'{base}.{seen[base]}'
-        seen.setdefault(base, 0)
-        seen[name] = seen.get(name, 0)
+            base = str(value)
+        name = base
+        while name in names:
+            repeats[base] = repeats.get(base, 0) + 1
+            name = f'{base}.{repeats[base]}'
         names.append(name)
     return names
 
@@ -121,14 +119,14 @@ def _to_json_cell(value: Any) -> Any:
     return str(value)
 
 
-def _rows(records: Sequence[Mapping[str, Any]] | Sequence[Sequence[Any]]) -> list[list[Any]]:
+def _rows(records: Iterable[Any]) -> list[list[Any]]:
     """A sheet's rows: a list of dicts gets a header row of every key, in first-seen order."""
+    records = list(records)
     if records and all(isinstance(r, Mapping) for r in records):
-        columns = list(dict.fromkeys(key for record in records for key in record))  # type: ignore[union-attr]
-        return [columns] + [[record.get(c) for c in columns] for record in records]  # type: ignore[union-attr]
-    for record in records:
-        if isinstance(record, (str, bytes, Mapping)) or not isinstance(record, Iterable):
-            raise TypeError('a sheet is a list of dicts or a list of rows (lists or tuples)')
+        columns = list(dict.fromkeys(key for record in records for key in record))
+        return [columns] + [[record.get(c) for c in columns] for record in records]
+    if any(isinstance(r, (str, bytes, Mapping)) or not isinstance(r, Iterable) for r in records):
+        raise TypeError('a sheet is a list of dicts or a list of rows (lists or tuples)')
     return [list(record) for record in records]
 
 
@@ -208,26 +206,44 @@ def _pandas_read_excel(pd: ModuleType, io: Any, sheet_name: Any, kwargs: dict[st
     if isinstance(kwargs.get('usecols'), str):
         kwargs['usecols'] = _column_positions(kwargs['usecols'])
     kwargs.setdefault('header', 0)
+    nrows = kwargs.pop('nrows', None)
+    # Options of read_excel itself, not of the parser.
+    for option in ('engine', 'engine_kwargs', 'storage_options'):
+        kwargs.pop(option, None)
     wanted = list(sheets) if sheet_name is None else sheet_name if isinstance(sheet_name, list) else [sheet_name]
     frames = {}
     for key in wanted:
         rows = sheets[_sheet_title(sheets, key, str(name))]
         # Empty cells as "" so pandas' own NA handling applies, as with its openpyxl reader.
         rows = [['' if v is None else v for v in row] for row in rows]
-        frames[key] = TextParser(rows, skip_blank_lines=False, **kwargs).read() if rows else pd.DataFrame()
+        frames[key] = TextParser(rows, skip_blank_lines=False, **kwargs).read(nrows=nrows) if rows else pd.DataFrame()
     if sheet_name is None or isinstance(sheet_name, list):
         return frames
     return frames[sheet_name]
 
 
-def _pandas_to_excel(pd: ModuleType, frame: Any, path: str, sheet_name: str, index: bool, header: bool) -> None:
-    if index:
-        frame = frame.reset_index()
-    rows: list[list[Any]] = [[str(c) for c in frame.columns]] if header else []
-    if index and frame.columns[0] == 'index':
-        rows[:1] = [[''] + rows[0][1:]] if header else []
-    for values in frame.itertuples(index=False, name=None):
-        rows.append([None if pd.isna(v) else v.item() if hasattr(v, 'item') else v for v in values])
+def _pandas_cell(pd: ModuleType, value: Any) -> Any:
+    if value is None or value is pd.NaT or value is pd.NA:
+        return None
+    if not isinstance(value, datetime.datetime) and hasattr(value, 'item'):
+        return value.item()  # a numpy scalar
+    return value
+
+
+def _pandas_to_excel(pd: ModuleType, frame: Any, path: str, sheet_name: str, index: bool, header: bool | list[str]) -> None:
+    """Writes a DataFrame as pandas lays it out: index columns first, headed by their names.
+
+    ``header`` is True, False, or a list of names to write instead of the columns'.
+    """
+    levels = frame.index.nlevels if index else 0
+    rows: list[list[Any]] = []
+    if header is not False:
+        index_names = ['' if n is None else str(n) for n in frame.index.names] if index else []
+        columns = header if isinstance(header, list) else frame.columns
+        rows.append(index_names + [str(c) for c in columns])
+    for row in frame.itertuples(index=index, name=None):
+        cells = (list(row[0]) if levels > 1 else [row[0]]) + list(row[1:]) if index else list(row)
+        rows.append([_pandas_cell(pd, v) for v in cells])
     save_workbook(path, {sheet_name: rows})
 
 
