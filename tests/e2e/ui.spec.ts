@@ -231,6 +231,11 @@ test('rich output is sanitized, the page passes axe, and the main view is captur
   await expect(settings.getByRole('textbox', { name: 'Delete after (days)' })).toHaveValue('60');
   await settings.getByRole('button', { name: 'Cancel' }).click();
 
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const axeDark = await new AxeBuilder({ page }).analyze();
+  expect(axeDark.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await page.screenshot({ path: 'test-results/main-view-dark.png' });
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 820, height: 1180 });
   await page.screenshot({ path: 'test-results/main-view-tablet.png', fullPage: true });
 });
