@@ -19,10 +19,10 @@ const api: SessionWorkerApi = {
     const t0 = performance.now();
     const index = packageIndex(options.indexURL, options.packageIndexURL);
     const pyodide = await loadPyodide({ indexURL: options.indexURL, ...index.config });
-    if (options.interruptBuffer) pyodide.setInterruptBuffer(options.interruptBuffer);
     const loadMs = performance.now() - t0;
     const db = options.sessionId === null ? null : await openDb(options.dbName);
     session = new WorkerSession(pyodide, db, options.sessionId, options.limits, new PackageLoader(pyodide, index));
+    if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     return { ...(await session.start()), loadMs };
   },
   run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
@@ -30,6 +30,7 @@ const api: SessionWorkerApi = {
   deleteFile: (path) => current().deleteFile(path),
   renameFile: (from, to) => current().renameFile(from, to),
   clear: () => current().clear(),
+  boundNames: async (code) => current().boundNames(code),
 };
 
 Comlink.expose(api);

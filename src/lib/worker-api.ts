@@ -35,6 +35,10 @@ export interface StartReport {
   /** Milliseconds spent in loadPyodide and in restoring. */
   loadMs: number;
   restoreMs: number;
+  /** Whether Pyodide was restored from the build's memory snapshot, booted plainly after it failed, or had none. */
+  snapshot?: 'used' | 'fallback' | 'none';
+  /** Why restoring the snapshot failed, when it did. */
+  snapshotError?: string;
 }
 
 export type RunEvent =
@@ -92,4 +96,6 @@ export interface SessionWorkerApi {
   renameFile(from: string, to: string): Promise<void>;
   /** Forgets every user variable in memory and in storage; files stay. */
   clear(): Promise<void>;
+  /** The names a cell binds at module level (to say what a run cut short did not save). */
+  boundNames(code: string): Promise<string[]>;
 }

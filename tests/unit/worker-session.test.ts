@@ -90,12 +90,33 @@ describe('WorkerSession', () => {
     expect(r.result?.['text/plain']).toBe('([1, 2, 3, 4], True, 42, \'{"a": 1}\', False)');
   });
 
+  it('reports a failed commit, keeps the previous one, and saves the change on the next run', async () => {
+    await s.run("before = 'committed'", () => {}, {});
+    const record = (await getSession(db, 's1'))!;
+    // A real failed transaction: the session record is missing while the run commits.
+    await db.delete('sessions', 's1');
+    const failed = await s.run("before = 'changed'\nafter = [1, 2]\nopen('late.txt', 'w').write('late')", () => {}, {});
+    expect(failed.status).toBe('ok');
+    expect(failed.commitError).toContain('not saved');
+    await putSession(db, record);
+    const pickled = async () => Object.fromEntries((await readRestoreState(db, 's1')).pickles.map((p) => [p.name, p.data.byteLength]));
+    expect(Object.keys(await pickled())).not.toContain('after');
+    expect(await readFileData(db, 's1', 'late.txt')).toBeUndefined();
+
+    const retried = await s.run('pass', () => {}, {});
+    expect(retried.commitError).toBeUndefined();
+    expect(Object.keys(await pickled())).toEqual(expect.arrayContaining(['after', 'before']));
+    expect(text(await readFileData(db, 's1', 'late.txt'))).toBe('late');
+    const { session: fresh } = await startSession('s1');
+    expect((await fresh.run('(before, after)', () => {}, {})).result?.['text/plain']).toBe("('changed', [1, 2])");
+  });
+
   it('clear forgets variables in memory and storage but keeps files', async () => {
     await s.clear();
     expect((await s.run('items', () => {}, {})).error?.ename).toBe('NameError');
     const state = await readRestoreState(db, 's1');
     expect([state.variables.length, state.pickles.length, state.replay.length]).toEqual([0, 0, 0]);
-    expect((await listFileRecords(db, 's1')).length).toBe(2);
+    expect((await listFileRecords(db, 's1')).map((f) => f.path).sort()).toEqual(['in/data.txt', 'late.txt', 'out/a.txt']);
   });
 });
 

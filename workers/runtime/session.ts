@@ -41,6 +41,7 @@ export class WorkerSession {
   private readonly stdout: OutputStream;
   private readonly stderr: OutputStream;
   private sink: ((event: RunEvent) => void) | null = null;
+  private interrupt: Uint8Array | null = null;
   /** Workspace files as last committed: path → "size:mtime". */
   private known = new Map<string, string>();
 
@@ -67,6 +68,15 @@ export class WorkerSession {
     };
     const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
     this.runtime = Runtime(sessionId ?? 'stateless', WORKSPACE, emit);
+  }
+
+  /**
+   * Lets the page interrupt Python through a shared byte. It is cleared after each run so
+   * that a stop landing between the run and its commit cannot break the commit.
+   */
+  setInterruptBuffer(buffer: Uint8Array): void {
+    this.interrupt = buffer;
+    this.pyodide.setInterruptBuffer(buffer);
   }
 
   private get stateful(): PyTabsDB | null {
@@ -106,7 +116,12 @@ export class WorkerSession {
     let py: PyRunResult;
     try {
       py = toPlain<PyRunResult>(await this.runtime.run(code, this.pyodide.toPy(sessionVars)));
+    } catch (error) {
+      // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
+      if (!String(error).includes('KeyboardInterrupt')) throw error;
+      py = { status: 'error', result: null, error: { ename: 'KeyboardInterrupt', evalue: '', traceback: 'KeyboardInterrupt' }, replay: [] };
     } finally {
+      if (this.interrupt) this.interrupt[0] = 0;
       this.stdout.flush();
       this.stderr.flush();
       this.sink = null;
@@ -123,7 +138,7 @@ export class WorkerSession {
     try {
       await this.commitRun(py, result);
     } catch (e) {
-      result.commitError = e instanceof Error ? e.message : String(e);
+      result.commitError = describeCommitError(e);
     }
     result.durationMs = performance.now() - t0;
     return result;
@@ -134,11 +149,14 @@ export class WorkerSession {
       this.runtime.snapshot(this.limits.variableBytes, this.limits.sessionBytes),
     );
     result.notPersisted = snap.put.filter((v) => !v.persisted).map((v) => ({ name: v.name, reason: v.reason ?? '' }));
-    const files = this.diffWorkspace();
+    const { files, now } = this.diffWorkspace();
     result.filesChanged = files.put.map((f) => f.path);
     result.filesDeleted = files.delete;
     const db = this.stateful;
-    if (!db || !this.sessionId) return;
+    if (!db || !this.sessionId) {
+      this.runtime.confirm_snapshot();
+      return;
+    }
     const change: SessionChange = {
       executed: true,
       files,
@@ -154,11 +172,14 @@ export class WorkerSession {
       replay: py.status === 'ok' ? py.replay : [],
     };
     await commitChange(db, this.sessionId, change);
-    this.known = this.scan();
+    // Only now is the change storage's: had the commit failed, the next run would propose it again.
+    this.runtime.confirm_snapshot();
+    // Storage now holds the workspace as scanned for this commit; walking it again finds the same.
+    this.known = now;
   }
 
-  /** Files created, changed or removed in the workspace since the last commit. */
-  private diffWorkspace(): Required<NonNullable<SessionChange['files']>> {
+  /** Files created, changed or removed in the workspace since the last commit, and the scan that found them. */
+  private diffWorkspace(): { files: Required<NonNullable<SessionChange['files']>>; now: Map<string, string> } {
     const now = this.scan();
     const put: { path: string; data: Uint8Array; modifiedAt: number }[] = [];
     for (const [path, stamp] of now) {
@@ -166,7 +187,7 @@ export class WorkerSession {
       put.push({ path, data: this.pyodide.FS.readFile(`${WORKSPACE}/${path}`), modifiedAt: Date.now() });
     }
     const del = [...this.known.keys()].filter((p) => !now.has(p));
-    return { put, delete: del };
+    return { files: { put, delete: del }, now };
   }
 
   private scan(): Map<string, string> {
@@ -211,9 +232,23 @@ export class WorkerSession {
     this.known = this.scan();
   }
 
+  boundNames(code: string): string[] {
+    return toPlain<string[]>(this.runtime.bound_names(code));
+  }
+
   async clear(): Promise<void> {
     this.runtime.clear();
     const db = this.stateful;
     if (db && this.sessionId) await clearVariables(db, this.sessionId);
   }
+}
+
+/** What the user reads when a run's changes could not be saved. */
+function describeCommitError(error: unknown): string {
+  const name = (error as { name?: string })?.name;
+  if (name === 'QuotaExceededError') {
+    return 'Storage is full (QuotaExceededError): this run\'s changes were not saved and the previous state is intact. Free space by deleting files or variables; the next run saves them again.';
+  }
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `This run's changes were not saved (${text}); the previous state is intact and the next run tries again.`;
 }

@@ -14,13 +14,28 @@ export interface HostEnv {
   onState?: (state: HostState) => void;
 }
 
+/** Why a worker was ended under a pending call. */
+export type EndCause = 'stopped' | 'timeout' | 'crashed' | 'asleep' | 'deleted' | 'taken';
+
 /** Raised into pending calls when the worker is terminated under them. */
 export class WorkerTerminatedError extends Error {
-  constructor(message: string) {
+  constructor(
+    readonly cause: EndCause,
+    message: string,
+  ) {
     super(message);
     this.name = 'WorkerTerminatedError';
   }
 }
+
+const RESULT_NAMES: Record<EndCause, string> = {
+  stopped: 'KeyboardInterrupt',
+  timeout: 'TimeoutError',
+  crashed: 'SessionCrashed',
+  asleep: 'SessionRestarted',
+  deleted: 'SessionDeleted',
+  taken: 'SessionTakenOver',
+};
 
 interface LiveWorker {
   worker: Worker;
@@ -42,6 +57,8 @@ export class SessionHost {
   private tail: Promise<unknown> = Promise.resolve();
   private running = 0;
   private _state: HostState = 'asleep';
+  /** Set while a stop is under way, so the run's result can say why it ended. */
+  private stopCause: 'stopped' | 'timeout' | null = null;
   lastUsed = 0;
   lastStart: StartReport | null = null;
 
@@ -75,7 +92,7 @@ export class SessionHost {
     const live: LiveWorker = { worker, api, killed, kill, interrupt, started: Promise.resolve(null as never) };
     worker.addEventListener('error', (event) => {
       event.preventDefault();
-      if (this.live === live) this.terminate(new WorkerTerminatedError(`The session's worker crashed: ${event.message || 'unknown error'}`));
+      if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
     });
     this.setState('starting');
     live.started = Promise.race([
@@ -95,7 +112,12 @@ export class SessionHost {
         return report;
       },
       (error) => {
-        if (this.live === live) this.setState('error');
+        // Drop the broken worker so that the next call tries a fresh one.
+        if (this.live === live) {
+          this.live = null;
+          worker.terminate();
+          this.setState('error');
+        }
         throw error;
       },
     );
@@ -115,29 +137,71 @@ export class SessionHost {
     return next;
   }
 
-  run(code: string, sessionVars: Record<string, string>, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+  /**
+   * Runs code after everything queued before it. Never rejects for a worker that ended
+   * under the run (stop, time limit, crash): that becomes an error result saying what
+   * happened and which names the run bound that were not saved.
+   */
+  run(
+    code: string,
+    sessionVars: Record<string, string>,
+    onEvent?: (event: RunEvent) => void,
+    timeoutMs = 0,
+  ): Promise<RunResult> {
     const t0 = performance.now();
     return this.enqueue(async (live) => {
       this.running++;
       this.setState('running');
       if (live.interrupt) live.interrupt[0] = 0;
+      const timer = timeoutMs > 0 ? setTimeout(() => void this.stop('timeout'), timeoutMs) : undefined;
       try {
-        return await live.api.run(code, Comlink.proxy(onEvent ?? (() => undefined)), sessionVars);
+        const result = await live.api.run(code, Comlink.proxy(onEvent ?? (() => undefined)), sessionVars);
+        if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
+          result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
+        }
+        return result;
+      } catch (error) {
+        if (error instanceof WorkerTerminatedError) throw error;
+        // Python errors come back as results; a rejected run means the worker itself broke.
+        const crash = new WorkerTerminatedError('crashed', `The session's worker failed (${String(error)}).`);
+        if (this.live === live) this.terminate(crash);
+        throw crash;
       } finally {
+        clearTimeout(timer);
+        this.stopCause = null;
         this.running--;
         if (this.live === live) this.setState(this.running ? 'running' : 'ready');
       }
     }).catch((error: unknown) => {
       if (!(error instanceof WorkerTerminatedError)) throw error;
-      return {
-        status: 'error',
-        error: { ename: 'SessionRestarted', evalue: error.message, traceback: error.message },
-        durationMs: performance.now() - t0,
-        filesChanged: [],
-        filesDeleted: [],
-        notPersisted: [],
-      } satisfies RunResult;
+      return this.endedRun(error, code, timeoutMs, t0);
     });
+  }
+
+  /** The result of a run whose worker ended: restarts the session and names what was not saved. */
+  private async endedRun(error: WorkerTerminatedError, code: string, timeoutMs: number, t0: number): Promise<RunResult> {
+    let unsaved: string[] = [];
+    if (error.cause !== 'deleted' && error.cause !== 'taken') {
+      try {
+        unsaved = await this.call((api) => api.boundNames(code));
+      } catch {
+        // The restart failed too; its own error shows on the session's next call.
+      }
+    }
+    const what =
+      error.cause === 'timeout' ? `${timeoutText(timeoutMs)} The session restarted from its last saved state.` : error.message;
+    const evalue =
+      error.cause === 'deleted' || error.cause === 'taken' ? what
+      : unsaved.length ? `${what} Not saved from this run: ${unsaved.join(', ')}.`
+      : `${what} Nothing saved before this run was lost.`;
+    return {
+      status: 'error',
+      error: { ename: RESULT_NAMES[error.cause], evalue, traceback: `${RESULT_NAMES[error.cause]}: ${evalue}` },
+      durationMs: performance.now() - t0,
+      filesChanged: [],
+      filesDeleted: [],
+      notPersisted: unsaved.map((name) => ({ name, reason: 'the run was cut short before its commit' })),
+    };
   }
 
   /** Any other worker call, queued behind runs. */
@@ -158,9 +222,10 @@ export class SessionHost {
    * keeps its state; if it does not stop within the grace period (or there is no buffer)
    * the worker is terminated and the session restarts from its last commit.
    */
-  async stop(): Promise<'idle' | 'interrupted' | 'restarted'> {
+  async stop(cause: 'stopped' | 'timeout' = 'stopped'): Promise<'idle' | 'interrupted' | 'restarted'> {
     const live = this.live;
     if (!live || this.running === 0) return 'idle';
+    this.stopCause = cause;
     if (live.interrupt) {
       live.interrupt[0] = 2; // SIGINT
       const settled = await Promise.race([
@@ -169,20 +234,28 @@ export class SessionHost {
       ]);
       if (settled) return 'interrupted';
     }
-    this.terminate(new WorkerTerminatedError('The run was stopped; the session restarted from its last saved state.'));
-    void this.start().catch(() => undefined);
+    if (this.live !== live) return 'restarted';
+    const message =
+      cause === 'timeout' ? 'The run hit the time limit.' : 'The run was stopped; the session restarted from its last saved state.';
+    this.terminate(new WorkerTerminatedError(cause, message));
     return 'restarted';
   }
 
   /** Ends the worker now; pending calls reject, and the next call starts a fresh one. */
-  terminate(reason: Error = new WorkerTerminatedError('The session was put to sleep.')): void {
+  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): void {
     const live = this.live;
     if (!live) return;
     this.live = null;
     live.worker.terminate();
     live.kill(reason);
     live.api[Comlink.releaseProxy]();
+    // The killed call's own `finally` never runs: its Comlink promise never settles.
     this.running = 0;
+    this.stopCause = null;
     this.setState('asleep');
   }
+}
+
+function timeoutText(ms: number): string {
+  return `The run took longer than its time limit of ${Math.round(ms / 1000)} s and was stopped.`;
 }

@@ -7,7 +7,8 @@ import { clearVariables, listVariableRecords } from '../storage/variables';
 import { validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { applyCleanup, type CleanupReport } from './cleanup';
-import { SessionHost, type HostState } from './host';
+import { SessionHost, WorkerTerminatedError, type HostState } from './host';
+import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
 
@@ -62,7 +63,11 @@ function validateSessionVars(vars: Record<string, string>): Record<string, strin
  */
 export class SessionManager {
   private readonly hosts = new Map<string, SessionHost>();
+  /** Keeps at most `maxLiveWorkers` workers live; every use of a host goes through it. */
   private readonly listeners = new Set<() => void>();
+  private readonly locks: SessionLocks;
+  /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
+  private channel: BroadcastChannel | null;
   private settings!: Settings;
   readonly dbName: string;
   readonly indexURL: string;
@@ -74,6 +79,9 @@ export class SessionManager {
   ) {
     this.dbName = options.dbName ?? DEFAULT_DB_NAME;
     this.indexURL = options.indexURL ?? new URL('pyodide/', document.baseURI).href;
+    this.locks = new SessionLocks(this.dbName, (id) => this.lost(id));
+    this.channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`pytabs:${this.dbName}`);
+    if (this.channel) this.channel.onmessage = () => this.notify();
   }
 
   /** Opens storage and applies the cleanup policy. */
@@ -82,6 +90,8 @@ export class SessionManager {
     const manager = new SessionManager(db, options);
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
+    // Without it the browser may evict people's work under storage pressure; it may decline.
+    void manager.requestPersistence().catch(() => false);
     return manager;
   }
 
@@ -92,7 +102,40 @@ export class SessionManager {
   }
 
   private changed(): void {
+    this.notify();
+    this.channel?.postMessage('changed');
+  }
+
+  private notify(): void {
     for (const listener of this.listeners) listener();
+  }
+
+  /** Whether this tab owns the session (may run it and change its files). */
+  ownership(sessionId: string): Ownership {
+    return this.locks.owns(sessionId) ? 'owned' : 'elsewhere';
+  }
+
+  /** Makes this tab the session's owner unless another tab already is. */
+  async claim(sessionId: string): Promise<Ownership> {
+    const result = await this.locks.claim(sessionId);
+    this.notify();
+    return result;
+  }
+
+  /** Takes the session from the tab that has it; that tab stops its worker and keeps what it committed. */
+  async takeOver(sessionId: string): Promise<void> {
+    await this.requireSession(sessionId);
+    await this.locks.takeOver(sessionId);
+    this.changed();
+  }
+
+  private lost(sessionId: string): void {
+    this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('taken', 'This session was taken over by another tab.'));
+    this.changed();
+  }
+
+  private async ensureOwned(sessionId: string): Promise<void> {
+    if ((await this.locks.claim(sessionId)) !== 'owned') throw new SessionElsewhereError();
   }
 
   private host(sessionId: string): SessionHost {
@@ -164,13 +207,15 @@ export class SessionManager {
   /** Starts a session's worker ahead of its first run. */
   async startSession(sessionId: string) {
     await this.requireSession(sessionId);
+    await this.ensureOwned(sessionId);
     return this.host(sessionId).start();
   }
 
   async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
     const record = await this.requireSession(sessionId);
+    await this.ensureOwned(sessionId);
     try {
-      return await this.host(sessionId).run(code, record.vars, onEvent);
+      return await this.host(sessionId).run(code, record.vars, onEvent, this.settings.runTimeoutSeconds * 1000);
     } finally {
       this.changed();
     }
@@ -216,7 +261,13 @@ export class SessionManager {
   /** File operations go through a live worker (so Python sees them), else straight to storage. */
   async writeFile(sessionId: string, path: string, data: Uint8Array): Promise<void> {
     const clean = validateWorkspacePath(path);
+    if (data.byteLength > this.settings.sessionLimitBytes) {
+      throw new Error(
+        `"${clean}" is ${formatBytes(data.byteLength)}; a session holds at most ${formatBytes(this.settings.sessionLimitBytes)} (see Settings).`,
+      );
+    }
     await this.requireSession(sessionId);
+    await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
     if (host?.isLive) await host.call((api) => api.writeFile(clean, data));
     else await commitChange(this.db, sessionId, { files: { put: [{ path: clean, data, modifiedAt: Date.now() }] } });
@@ -225,6 +276,7 @@ export class SessionManager {
 
   async deleteFile(sessionId: string, path: string): Promise<void> {
     const clean = validateWorkspacePath(path);
+    await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
     if (host?.isLive) await host.call((api) => api.deleteFile(clean));
     else {
@@ -237,6 +289,7 @@ export class SessionManager {
   async renameFile(sessionId: string, from: string, to: string): Promise<void> {
     const src = validateWorkspacePath(from);
     const dest = validateWorkspacePath(to);
+    await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
     if (host?.isLive) await host.call((api) => api.renameFile(src, dest));
     else {
@@ -250,6 +303,7 @@ export class SessionManager {
   /** Forgets the session's variables; its files, history and settings stay. */
   async clearSession(sessionId: string): Promise<void> {
     await this.requireSession(sessionId);
+    await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
     if (host?.isLive) await host.call((api) => api.clear());
     else await clearVariables(this.db, sessionId);
@@ -259,9 +313,10 @@ export class SessionManager {
   /** Stops the session's worker and removes everything stored under its id. */
   async deleteSession(sessionId: string): Promise<void> {
     const host = this.hosts.get(sessionId);
-    host?.terminate();
+    host?.terminate(new WorkerTerminatedError('deleted', 'The session was deleted.'));
     this.hosts.delete(sessionId);
     await deleteSessionData(this.db, sessionId);
+    this.locks.release(sessionId);
     this.changed();
   }
 
@@ -271,8 +326,22 @@ export class SessionManager {
 
   async setSessionVars(sessionId: string, vars: Record<string, string>): Promise<void> {
     const clean = validateSessionVars(vars);
+    await this.ensureOwned(sessionId);
     await updateSession(this.db, sessionId, (r) => void (r.vars = clean));
     this.changed();
+  }
+
+  /** Whether the browser keeps this origin's data under storage pressure, and usage against quota. */
+  async storageStatus(): Promise<{ persisted: boolean; usage: number; quota: number }> {
+    const storage = globalThis.navigator?.storage;
+    if (!storage?.estimate) return { persisted: false, usage: 0, quota: 0 };
+    const [persisted, estimate] = await Promise.all([storage.persisted?.() ?? false, storage.estimate()]);
+    return { persisted, usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 };
+  }
+
+  /** Asks the browser not to evict this origin's data; it may say no. */
+  async requestPersistence(): Promise<boolean> {
+    return (await globalThis.navigator?.storage?.persist?.()) ?? false;
   }
 
   getSettings(): Settings {
@@ -295,6 +364,21 @@ export class SessionManager {
   /** Terminates every worker (page unload, tests). */
   dispose(): void {
     for (const host of this.hosts.values()) host.terminate();
+    for (const id of this.hosts.keys()) this.locks.release(id);
     this.hosts.clear();
+    this.channel?.close();
+    this.channel = null;
   }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }

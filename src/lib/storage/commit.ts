@@ -82,12 +82,18 @@ async function writeChange(tx: CommitTx, sessionId: string, change: SessionChang
   }
   await Promise.all(writes);
 
-  const range = sessionRange(sessionId);
-  const [fileMeta, varMeta] = await Promise.all([files.getAll(range), variables.getAll(range)]);
-  record.variableCount = varMeta.length;
-  record.storageBytes =
-    fileMeta.reduce((sum, f) => sum + f.size, 0) +
-    varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
+  // Most runs change no file and no variable: their counts and sizes stand, and reading
+  // every record of the session again would cost each run time that grows with the session.
+  const touched =
+    [change.files?.put, change.files?.delete, change.variables?.put, change.variables?.delete].some((list) => list?.length);
+  if (touched) {
+    const range = sessionRange(sessionId);
+    const [fileMeta, varMeta] = await Promise.all([files.getAll(range), variables.getAll(range)]);
+    record.variableCount = varMeta.length;
+    record.storageBytes =
+      fileMeta.reduce((sum, f) => sum + f.size, 0) +
+      varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
+  }
   record.lastActiveAt = now;
   if (change.executed) record.totalExecutions += 1;
   record.status = 'active';

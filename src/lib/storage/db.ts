@@ -75,7 +75,27 @@ export type PyTabsDB = IDBPDatabase<PyTabsSchema>;
 /** Stores whose keys start with the session id; everything of a session lives in these. */
 export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds'] as const;
 
-export function openDb(name: string = DEFAULT_DB_NAME): Promise<PyTabsDB> {
+/** The database was written by a newer PyTabs: opening it with this schema could lose data. */
+export class NewerSchemaError extends Error {
+  constructor(name: string) {
+    super(
+      `The saved PyTabs data ("${name}") comes from a newer version of PyTabs than this page (schema ${SCHEMA_VERSION}). ` +
+        'Open the newer version of the app; nothing was changed or deleted.',
+    );
+    this.name = 'NewerSchemaError';
+  }
+}
+
+export async function openDb(name: string = DEFAULT_DB_NAME): Promise<PyTabsDB> {
+  try {
+    return await openSchema(name);
+  } catch (error) {
+    if ((error as DOMException)?.name === 'VersionError') throw new NewerSchemaError(name);
+    throw error;
+  }
+}
+
+function openSchema(name: string): Promise<PyTabsDB> {
   return openDB<PyTabsSchema>(name, SCHEMA_VERSION, {
     upgrade(db, oldVersion) {
       if (oldVersion < 1) {

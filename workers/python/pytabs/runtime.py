@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import os
 import stat
@@ -106,6 +107,18 @@ class Runtime:
         """What changed among the user's variables since the last snapshot or restore."""
         return self._state.snapshot(variable_limit, session_limit)
 
+    def bound_names(self, code: str) -> list[str]:
+        """The names a cell binds at module level, as far as its source tells.
+
+        Used after a run was cut short by restarting the worker: these are the
+        values the user may have expected and that were never committed.
+        """
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return []
+        return sorted(_module_level_targets(tree))
+
     def confirm_snapshot(self) -> None:
         """Storage committed the last snapshot; until then a failed commit is retried in full."""
         self._state.confirm()
@@ -149,3 +162,23 @@ class Runtime:
         if filename.startswith(('<cell-', '<restored-')):
             return True
         return os.path.abspath(filename).startswith(self.workspace + os.sep)
+
+
+def _module_level_targets(tree: ast.Module) -> set[str]:
+    """Names stored at module level: assignments, loop and with targets, imports, defs, classes."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            # Their bodies bind names of their own scope.
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).partition('.')[0] for a in node.names if a.name != '*')
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return names
