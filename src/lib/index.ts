@@ -5,3 +5,4 @@ export type { Settings } from './storage/settings';
 export { DEFAULT_SETTINGS } from './storage/settings';
 export { validateWorkspacePath, InvalidPathError } from './paths';
 export type { RunEvent, RunResult, RunError, MimeBundle, VariableInfo, WorkspaceEntry } from './worker-api';
+export * from './chat';

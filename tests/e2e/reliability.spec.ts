@@ -421,3 +421,20 @@ check('tabs kept in step', 'a second tab sees the session read-only, can take it
     .poll(() => page.evaluate(async () => (await window.pytabs!.listSessions()).map((s) => s.name)))
     .toContain('Made in tab two');
 }, 3);
+
+check('tabs kept in step', 'in the UI a second tab shows the session read-only with a Take over button, and taking over flips the first', async ({ page, context }) => {
+  await openApp(page);
+  await expect(page.getByRole('tablist', { name: 'Sessions' })).toBeVisible();
+  const id = await page.evaluate(async () => (await window.pytabs!.listSessions())[0].id);
+  await page.evaluate((id) => window.pytabs!.run(id, "shared = 'from the first tab'"), id);
+  const second = await context.newPage();
+  await openApp(second, `/#/s/${id}`);
+  const takeOver = second.getByRole('button', { name: 'Take over' });
+  await expect(takeOver).toBeVisible();
+  await expect(second.getByRole('status').filter({ hasText: 'open in another tab' })).toBeVisible();
+  await takeOver.click();
+  await expect(takeOver).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Take over' })).toBeVisible();
+  const r = await second.evaluate((id) => window.pytabs!.run(id, 'shared'), id);
+  expect(r.result?.['text/plain']).toBe("'from the first tab'");
+});

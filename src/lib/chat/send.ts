@@ -1,12 +1,11 @@
 import type { SessionManager } from '../sessions/manager';
 import { insertRound, putRound } from '../storage/rounds';
-import type { RunEvent, RunResult } from '../worker-api';
 import { splitMessage } from './blocks';
 import { appendEvent, newRound } from './round';
 import type { Attachment, Round, RoundEvent, RoundState } from './types';
 
 /** The part of the session engine a message needs. */
-export type ChatEngine = Pick<SessionManager, 'db' | 'run' | 'writeFile' | 'stop' | 'getSettings'>;
+export type ChatEngine = Pick<SessionManager, 'db' | 'run' | 'writeFile'>;
 
 export interface SendOptions {
   /** Written to the session's workspace before any code runs. */
@@ -16,7 +15,8 @@ export interface SendOptions {
 }
 
 /** Error names that mean the run was stopped rather than failed on its own. */
-const STOPPED = new Set(['KeyboardInterrupt', 'SessionRestarted']);
+// The engine's names for runs that ended because they were stopped rather than failing.
+const STOPPED = new Set(['KeyboardInterrupt', 'TimeoutError', 'SessionRestarted', 'SessionTakenOver']);
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -50,10 +50,9 @@ export async function sendMessage(
     if (!blocks.length && !files.length) emit({ type: 'round_error', message: 'The message has no Python code to run.' });
     for (const [block, { code }] of blocks.entries()) {
       emit({ type: 'code_start', block, total: blocks.length, code });
-      const result = await runWithLimit(engine, sessionId, code, (e) => emit({ ...e, block }));
+      const result = await engine.run(sessionId, code, (e) => emit({ ...e, block }));
       if (result.result) emit({ type: 'result', block, bundle: result.result });
       if (result.error) emit({ type: 'exec_error', block, error: result.error });
-      if (result.timedOut) emit({ type: 'round_error', message: `Stopped: the run took longer than the ${result.timedOut} s time limit (see Settings).` });
       if (result.filesChanged.length || result.filesDeleted.length) {
         emit({ type: 'files_written', block, changed: result.filesChanged, deleted: result.filesDeleted });
       }
@@ -65,7 +64,7 @@ export async function sendMessage(
         ...(result.commitError ? { commitError: result.commitError } : {}),
       });
       if (result.status === 'error') {
-        state = result.timedOut || STOPPED.has(result.error?.ename ?? '') ? 'stopped' : 'failed';
+        state = STOPPED.has(result.error?.ename ?? '') ? 'stopped' : 'failed';
         break;
       }
     }
@@ -86,20 +85,3 @@ export async function sendMessage(
   return round;
 }
 
-/** Runs one block, stopping it when the run time limit from Settings passes. */
-async function runWithLimit(
-  engine: ChatEngine,
-  sessionId: string,
-  code: string,
-  onEvent: (event: RunEvent) => void,
-): Promise<RunResult & { timedOut?: number }> {
-  const limit = engine.getSettings().runTimeoutSeconds;
-  let timedOut = 0;
-  const timer = limit > 0 ? setTimeout(() => ((timedOut = limit), void engine.stop(sessionId)), limit * 1000) : undefined;
-  try {
-    const result = await engine.run(sessionId, code, onEvent);
-    return timedOut ? { ...result, timedOut } : result;
-  } finally {
-    clearTimeout(timer);
-  }
-}
