@@ -21,7 +21,8 @@ export const CHROMIUM_ARGS = [
 ];
 
 const launchOptions = { executablePath: chromiumPath(), args: CHROMIUM_ARGS };
-const PORT = 4173;
+// Overridable so that two test runs on one machine do not share a server.
+const PORT = Number(process.env.PW_PORT ?? 4173);
 
 export default defineConfig({
   testDir: 'tests/e2e',
