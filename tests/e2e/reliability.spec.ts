@@ -220,7 +220,7 @@ check('bad inputs rejected cleanly', 'an empty upload is kept and a 200 MB uploa
     const r = await api.run(id, "len(open('empty.txt').read())");
     return { message, files: (await api.listFiles(id)).map((f) => [f.path, f.size]), r };
   }, id);
-  expect(out.message).toContain('200.0 MB; a session holds at most 100.0 MB');
+  expect(out.message).toContain('is 200 MB; a session holds at most 100 MB');
   expect(out.files).toEqual([['empty.txt', 0]]);
   expect(out.r.result?.['text/plain']).toBe('0');
 }, 2);

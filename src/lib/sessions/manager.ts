@@ -6,6 +6,7 @@ import { readSettings, writeSettings, type Settings } from '../storage/settings'
 import { clearVariables, listVariableRecords } from '../storage/variables';
 import { validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../worker-api';
+import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostState } from './host';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
@@ -371,14 +372,3 @@ export class SessionManager {
   }
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
