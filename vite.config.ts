@@ -1,8 +1,9 @@
 import { defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { makeSnapshot, snapshotFileName } from './workers/runtime/snapshot.ts';
 
 const pyodideDir = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json')));
 // The Pyodide core the worker loads at run time: served from our own origin, never a CDN.
@@ -47,9 +48,31 @@ function pyodideCore(): Plugin {
   };
 }
 
+/**
+ * Emits `pyodide/snapshot-<key>.bin`: a Pyodide booted in Node with the session runtime
+ * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts).
+ * Build only: the dev server has none, so its workers boot the plain way.
+ */
+function pyodideSnapshot(): Plugin {
+  const sourceDir = fileURLToPath(new URL('./workers/python/pytabs/', import.meta.url));
+  return {
+    name: 'pytabs-pyodide-snapshot',
+    apply: 'build',
+    async generateBundle() {
+      const sources = Object.fromEntries(
+        readdirSync(sourceDir)
+          .filter((name) => name.endsWith('.py'))
+          .map((name) => [name, readFileSync(path.join(sourceDir, name), 'utf8')]),
+      );
+      const snapshot = await makeSnapshot(sources);
+      this.emitFile({ type: 'asset', fileName: `pyodide/${await snapshotFileName(sources)}`, source: snapshot });
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [svelte(), pyodideCore()],
+  plugins: [svelte(), pyodideCore(), pyodideSnapshot()],
   worker: { format: 'es' },
   optimizeDeps: {
     exclude: ['pyodide'],

@@ -1,4 +1,7 @@
 import type { PyodideInterface } from 'pyodide';
+import { RUNTIME_DIR } from './snapshot';
+
+export { RUNTIME_DIR };
 
 // The runtime's .py files, bundled as text by Vite (and by Vitest in Node tests).
 const sources = import.meta.glob('../python/pytabs/*.py', { query: '?raw', import: 'default', eager: true }) as Record<
@@ -6,17 +9,23 @@ const sources = import.meta.glob('../python/pytabs/*.py', { query: '?raw', impor
   string
 >;
 
-export const RUNTIME_DIR = '/pytabs_runtime';
+/** The runtime's sources by file name, as the snapshot's name is derived from them. */
+export const RUNTIME_SOURCES: Record<string, string> = Object.fromEntries(
+  Object.entries(sources).map(([file, text]) => [file.slice(file.lastIndexOf('/') + 1), text]),
+);
 
-/** Writes the `pytabs` package into Pyodide's file system and puts it on sys.path. */
+/**
+ * Writes the `pytabs` package into Pyodide's file system and puts it on sys.path. A Pyodide
+ * restored from the snapshot already has the path (it is in Python's memory) but not the
+ * files (the file system is not), which tracebacks and inspect still read.
+ */
 export function installRuntimeFiles(pyodide: PyodideInterface): void {
   pyodide.FS.mkdirTree(`${RUNTIME_DIR}/pytabs`);
-  for (const [file, text] of Object.entries(sources)) {
-    const name = file.slice(file.lastIndexOf('/') + 1);
+  for (const [name, text] of Object.entries(RUNTIME_SOURCES)) {
     pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/${name}`, text);
   }
   // Through a proxy rather than runPython, which would leave `sys` bound in the user's __main__.
   const sys = pyodide.pyimport('sys');
-  sys.path.insert(0, RUNTIME_DIR);
+  if (!sys.path.includes(RUNTIME_DIR)) sys.path.insert(0, RUNTIME_DIR);
   sys.destroy();
 }

@@ -1,0 +1,105 @@
+import 'fake-indexeddb/auto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
+import { newSessionRecord, putSession } from '../../src/lib/storage/sessions';
+import { RUNTIME_SOURCES } from '../../workers/runtime/python-files';
+import { WorkerSession } from '../../workers/runtime/session';
+import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
+
+// Guards Pyodide's private snapshot API (_makeSnapshot, makeMemorySnapshot, _loadSnapshot):
+// made here in Node as the build makes it, a snapshot must give a session that works, and a
+// missing or broken one must fall back to the plain load.
+
+const indexURL = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json'))) + '/';
+const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
+let snapshot: Uint8Array;
+let snapshotPath: string;
+let db: PyTabsDB;
+
+/** Serves `files` (path → bytes) to the fetch of loadSessionPyodide; anything else is a 404. */
+function serveFiles(files: Record<string, Uint8Array>): void {
+  vi.stubGlobal('fetch', async (url: string) =>
+    url in files ? new Response(new Blob([files[url] as Uint8Array<ArrayBuffer>])) : new Response('missing', { status: 404 }),
+  );
+}
+
+beforeAll(async () => {
+  // The build reads the runtime from disk (vite.config.ts), the worker from its bundle: both must name the same snapshot.
+  const dir = fileURLToPath(new URL('../../workers/python/pytabs/', import.meta.url));
+  const fromDisk: RuntimeSources = Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.py'))
+      .map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]),
+  );
+  expect(await snapshotFileName(fromDisk)).toBe(await snapshotFileName(RUNTIME_SOURCES));
+  snapshot = await makeSnapshot(fromDisk);
+  snapshotPath = indexURL + (await snapshotFileName(RUNTIME_SOURCES));
+  db = await openDb('snapshot-test');
+  await putSession(db, newSessionRecord('snap', 'From the snapshot'));
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('memory snapshot', () => {
+  it('is named after the runtime it holds, so a changed runtime never restores a stale one', async () => {
+    const changed = { ...RUNTIME_SOURCES, 'state.py': RUNTIME_SOURCES['state.py'] + '\n# changed\n' };
+    expect(await snapshotFileName(changed)).not.toBe(await snapshotFileName(RUNTIME_SOURCES));
+  });
+
+  it('starts a working, persistent session with the runtime already imported', async () => {
+    serveFiles({ [snapshotPath]: snapshot });
+    const loaded = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+    expect(loaded.snapshot).toBe('used');
+    const pyodide = loaded.pyodide;
+    const session = new WorkerSession(pyodide, db, 'snap', limits);
+    await session.start();
+    const r = await session.run("import json\nitems = [1]\nitems.append(2)\nprint('hi')\njson.dumps(items)", () => {}, {});
+    expect(r.status).toBe('ok');
+    expect(r.result?.['text/plain']).toBe("'[1, 2]'");
+    // The user's namespace is a fresh interpreter's; the runtime's path is on sys.path once.
+    const main = await session.run("sorted(k for k in globals() if not k.startswith('_'))", () => {}, {});
+    expect(main.result?.['text/plain']).toBe("['items', 'json']");
+    const paths = await session.run("__import__('sys').path.count('/pytabs_runtime')", () => {}, {});
+    expect(paths.result?.['text/plain']).toBe('1');
+    // Errors still show the user's own frames, read from the runtime files written after the restore.
+    const err = await session.run('def f():\n    return 1 / 0\nf()', () => {}, {});
+    expect(err.error?.traceback).toContain('ZeroDivisionError');
+    expect(err.error?.traceback).not.toContain('pytabs');
+
+    // A second session from the same snapshot restores what the first committed.
+    const again = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+    const restored = new WorkerSession(again.pyodide, db, 'snap', limits);
+    const report = await restored.start();
+    expect(report.failed).toEqual([]);
+    expect((await restored.run('items', () => {}, {})).result?.['text/plain']).toBe('[1, 2]');
+  });
+
+  it('gives every session its own random numbers', async () => {
+    serveFiles({ [snapshotPath]: snapshot });
+    const draws = [];
+    for (let i = 0; i < 2; i++) {
+      const { pyodide } = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+      draws.push(pyodide.runPython('import random\nrandom.random()', { globals: pyodide.toPy({}) }));
+    }
+    expect(draws[0]).not.toBe(draws[1]);
+  });
+
+  it('falls back to the plain load when the snapshot is missing or broken', async () => {
+    serveFiles({});
+    const none = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+    expect(none.snapshot).toBe('none');
+    expect(none.pyodide.runPython('1 + 1')).toBe(2);
+
+    serveFiles({ [snapshotPath]: snapshot.slice(0, 1024) });
+    const broken = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+    expect(broken.snapshot).toBe('fallback');
+    expect(broken.snapshotError).toBeTruthy();
+    const session = new WorkerSession(broken.pyodide, null, null, limits);
+    expect((await session.run('2 * 21', () => {}, {})).result?.['text/plain']).toBe('42');
+  });
+});

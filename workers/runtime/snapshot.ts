@@ -1,0 +1,111 @@
+import { loadPyodide, version, type PyodideInterface } from 'pyodide';
+
+/*
+ * A memory snapshot of a Pyodide that has already booted and imported the session runtime.
+ * Most of a plain `loadPyodide` is Python's own bootstrap; restoring the snapshot skips it.
+ *
+ * The snapshot API is private in Pyodide 314 (`_makeSnapshot`, `makeMemorySnapshot`,
+ * `_loadSnapshot`), so every use has a way out: a missing snapshot is a plain load, one that
+ * fails to load is retried as a plain load, and tests/unit/snapshot.test.ts notices when it
+ * breaks. It is made at build time in Node (vite.config.ts) with nothing of the session in
+ * it: Python must hold no JS object when the snapshot is made, so stdout, the JS modules and
+ * the session's Runtime are all set up after it is restored.
+ */
+
+/** Where the runtime package lives in every session's file system (part of the snapshot's key). */
+export const RUNTIME_DIR = '/pytabs_runtime';
+
+/**
+ * Imported into the snapshot: the runtime, and the standard modules that the parts set up
+ * after the restore (the spreadsheet bridge) import. Not `pytabs.spreadsheets` itself: it
+ * imports a JS module.
+ */
+export const SNAPSHOT_IMPORTS = ['pytabs.runtime', 'csv', 'datetime', 'functools', 'importlib.util', 'json', 'math'];
+
+export type SnapshotUse = 'used' | 'fallback' | 'none';
+
+/** Runtime sources by file name (e.g. 'state.py'). */
+export type RuntimeSources = Record<string, string>;
+
+/**
+ * Names the snapshot after everything baked into it, so a worker never restores a snapshot
+ * made from other runtime files or another Pyodide (a stale build, the dev server).
+ */
+export async function snapshotFileName(sources: RuntimeSources): Promise<string> {
+  const parts = [version, RUNTIME_DIR, SNAPSHOT_IMPORTS.join(',')];
+  for (const name of Object.keys(sources).sort()) parts.push(name, sources[name]);
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(parts.join('\0')));
+  const hex = Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `snapshot-${hex}.bin`;
+}
+
+/** Boots a Pyodide, imports the runtime and returns its memory snapshot (Node, build time). */
+export async function makeSnapshot(sources: RuntimeSources, options: { indexURL?: string } = {}): Promise<Uint8Array> {
+  const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
+  pyodide.FS.mkdirTree(`${RUNTIME_DIR}/pytabs`);
+  for (const [name, text] of Object.entries(sources)) pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/${name}`, text);
+  // Own globals: the snapshot's __main__ must stay as a fresh interpreter leaves it.
+  const scratch = pyodide.toPy({});
+  pyodide.runPython(
+    `import importlib, sys\nsys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})\n` +
+      `for name in ${JSON.stringify(SNAPSHOT_IMPORTS)}:\n    importlib.import_module(name)`,
+    { globals: scratch },
+  );
+  scratch.destroy();
+  return pyodide.makeMemorySnapshot();
+}
+
+type LoadConfig = NonNullable<Parameters<typeof loadPyodide>[0]> & { indexURL: string };
+
+export interface LoadedPyodide {
+  pyodide: PyodideInterface;
+  snapshot: SnapshotUse;
+  /** Why the snapshot was not used, when it was there but failed. */
+  snapshotError?: string;
+}
+
+async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
+  const response = await fetch(url);
+  if (!response.ok) return null;
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * A Pyodide for one session: restored from the build's snapshot when it is served beside
+ * the core, else (or if restoring fails) booted the plain way.
+ */
+export async function loadSessionPyodide(config: LoadConfig, sources: RuntimeSources): Promise<LoadedPyodide> {
+  let bytes: Uint8Array | null = null;
+  try {
+    // indexURL ends with '/' (a URL in the browser, a directory in Node).
+    bytes = await fetchSnapshot(`${config.indexURL}${await snapshotFileName(sources)}`);
+  } catch {
+    // Offline without it in the cache, or no snapshot served: the plain load needs neither.
+  }
+  if (!bytes) return { pyodide: await loadPyodide(config), snapshot: 'none' };
+  try {
+    const pyodide = await loadPyodide({ ...config, _loadSnapshot: bytes });
+    afterRestore(pyodide);
+    return { pyodide, snapshot: 'used' };
+  } catch (error) {
+    return { pyodide: await loadPyodide(config), snapshot: 'fallback', snapshotError: String(error) };
+  }
+}
+
+/**
+ * Undoes what every session restored from one snapshot would otherwise share: `random`'s
+ * global generator was seeded when the snapshot was made, so each session reseeds it from
+ * the OS. Also checks that the runtime really is in the restored interpreter.
+ */
+function afterRestore(pyodide: PyodideInterface): void {
+  const scratch = pyodide.toPy({});
+  try {
+    pyodide.runPython(
+      `import sys\nif 'pytabs.runtime' not in sys.modules:\n    raise RuntimeError('the snapshot lacks the runtime')\n` +
+        `if 'random' in sys.modules:\n    sys.modules['random'].seed()`,
+      { globals: scratch },
+    );
+  } finally {
+    scratch.destroy();
+  }
+}
