@@ -9,6 +9,7 @@ import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../worke
 import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostState } from './host';
+import { WorkerPool } from './pool';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
@@ -65,6 +66,7 @@ function validateSessionVars(vars: Record<string, string>): Record<string, strin
 export class SessionManager {
   private readonly hosts = new Map<string, SessionHost>();
   /** Keeps at most `maxLiveWorkers` workers live; every use of a host goes through it. */
+  private readonly pool = new WorkerPool(() => this.settings.maxLiveWorkers, () => this.hosts.values());
   private readonly listeners = new Set<() => void>();
   private readonly locks: SessionLocks;
   /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
@@ -209,14 +211,14 @@ export class SessionManager {
   async startSession(sessionId: string) {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
-    return this.host(sessionId).start();
+    return this.pool.use(this.host(sessionId), (h) => h.start());
   }
 
   async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
     const record = await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     try {
-      return await this.host(sessionId).run(code, record.vars, onEvent, this.settings.runTimeoutSeconds * 1000);
+      return await this.pool.use(this.host(sessionId), (h) => h.run(code, record.vars, onEvent, this.settings.runTimeoutSeconds * 1000));
     } finally {
       this.changed();
     }
@@ -270,7 +272,7 @@ export class SessionManager {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
-    if (host?.isLive) await host.call((api) => api.writeFile(clean, data));
+    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.writeFile(clean, data)));
     else await commitChange(this.db, sessionId, { files: { put: [{ path: clean, data, modifiedAt: Date.now() }] } });
     this.changed();
   }
@@ -279,7 +281,7 @@ export class SessionManager {
     const clean = validateWorkspacePath(path);
     await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
-    if (host?.isLive) await host.call((api) => api.deleteFile(clean));
+    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.deleteFile(clean)));
     else {
       await this.readFile(sessionId, clean);
       await commitChange(this.db, sessionId, { files: { delete: [clean] } });
@@ -292,7 +294,7 @@ export class SessionManager {
     const dest = validateWorkspacePath(to);
     await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
-    if (host?.isLive) await host.call((api) => api.renameFile(src, dest));
+    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.renameFile(src, dest)));
     else {
       const data = await this.readFile(sessionId, src);
       if (await readFileData(this.db, sessionId, dest)) throw new Error(`A file named "${dest}" already exists.`);
@@ -306,7 +308,7 @@ export class SessionManager {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
-    if (host?.isLive) await host.call((api) => api.clear());
+    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.clear()));
     else await clearVariables(this.db, sessionId);
     this.changed();
   }
