@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+// `npm run bench [-- --quick] [-- --no-build]`: builds the app, serves it cross-origin isolated,
+// drives Debian's headless Chromium through `window.pytabs`, and prints every row of the
+// performance table as a ratio against a bare-Pyodide baseline measured in the same run.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { rendererMemory } from './bench/memory.mjs';
+import { serve } from './bench/server.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has('--quick');
+/** Repetitions of every measurement; the table shows medians. */
+const REPS = QUICK ? 2 : 5;
+const ROUND_TRIPS = QUICK ? 15 : 40;
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+// Its own build: others' builds into dist/ (tests, previews) must not change the app under measurement.
+const OUT_DIR = path.join(tmpdir(), 'pytabs-bench-dist');
+const MB = 1024 * 1024;
+// Room for R2's 50 MB value to be persisted for real (the default per-variable limit is 10 MB).
+const BENCH_LIMITS = { variableLimitBytes: 64 * MB, sessionLimitBytes: 256 * MB };
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const log = (...a) => console.error('[bench]', ...a);
+
+function chromiumPath() {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
+}
+
+/** Opens the app in `context` and waits for its API. */
+async function openApp(context, url) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => log('page error:', e.message));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && log('worker error:', m.text())));
+  await page.goto(url);
+  await page.waitForFunction(() => Boolean(window.pytabs), null, { timeout: 60_000 });
+  return page;
+}
+
+/** Bare loadPyodide in a fresh context: cold from navigation, then warm (second load, same page), then Comlink round trips. */
+async function baselines(browser, origin) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/bench/?cold`);
+  await page.waitForFunction(() => Boolean(window.coldLoad));
+  const cold = await page.evaluate(() => window.coldLoad);
+  const warm = await page.evaluate(() => window.bench.bareLoad());
+  const trips = await page.evaluate((n) => window.bench.comlinkRoundTrips(n), ROUND_TRIPS);
+  await context.close();
+  return { cold, warm, roundTrip: median(trips) };
+}
+
+/** Runs code in a session and fails loudly when it does not succeed, so a broken app cannot pass as fast. */
+async function run(page, id, code) {
+  const r = await page.evaluate(([id, code]) => window.pytabs.run(id, code), [id, code]);
+  if (r.status !== 'ok' || r.commitError) throw new Error(`run failed: ${JSON.stringify(r.error ?? r.commitError)}\n${code}`);
+  return r;
+}
+
+/** Median round trip of `pass` through the app, after a few unmeasured ones. */
+function roundTrips(page, id) {
+  return page.evaluate(
+    async ([id, n]) => {
+      const times = [];
+      for (let i = 0; i < n + 5; i++) {
+        const t0 = performance.now();
+        const r = await window.pytabs.run(id, 'pass');
+        if (r.status !== 'ok' || r.commitError) throw new Error(JSON.stringify(r));
+        if (i >= 5) times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      return times[times.length >> 1];
+    },
+    [id, ROUND_TRIPS],
+  );
+}
+
+// S3's session: 20 MB of pickles over several variables (each under the default 10 MB
+// limit) of the kinds a data session holds, and 5 imports to replay.
+const S3_SETUP = `import json, csv, statistics, datetime, collections
+rows = [(i, f"name {i}", i * 0.5) for i in range(200_000)]
+floats = [float(i) for i in range(750_000)]
+blob = bytes(range(256)) * (6 * 1024 * 1024 // 256)
+counts = collections.Counter(i % 1000 for i in range(200_000))
+table = {f"key {i}": list(range(20)) for i in range(40_000)}
+`;
+const R2_VALUE = 'big = bytearray(50 * 1024 * 1024)';
+const W1_SETUP = `import json, re
+items = list(range(1000))
+config = {"name": "w1", "tags": ["a", "b"]}
+def total(xs):
+    return sum(xs)
+`;
+
+/**
+ * The app in a fresh context (an empty profile): S1, S2, R1, R2, S3 and W1, each once.
+ * Times are taken inside the page with performance.now().
+ */
+async function appRound(browser, origin) {
+  const context = await browser.newContext();
+  const page = await openApp(context, `${origin}/`);
+  const out = {};
+
+  // S1: from navigation until the first session's first run returned. The UI may have
+  // created and started a session on its own; that is part of the first visit.
+  const s1 = await page.evaluate(async () => {
+    const list = await window.pytabs.listSessions();
+    const id = list[0]?.id ?? (await window.pytabs.createSession()).id;
+    const report = await window.pytabs.startSession(id);
+    const r = await window.pytabs.run(id, 'pass');
+    if (r.status !== 'ok') throw new Error(JSON.stringify(r));
+    return { ms: performance.now(), snapshot: report.snapshot ?? 'none' };
+  });
+  out.S1 = s1.ms;
+  out.snapshotS1 = s1.snapshot;
+  await page.evaluate((limits) => window.pytabs.updateSettings(limits), BENCH_LIMITS);
+
+  // S2: a new session in an app already used in this page.
+  const s2 = await page.evaluate(async () => {
+    const t0 = performance.now();
+    const { id } = await window.pytabs.createSession();
+    const report = await window.pytabs.startSession(id);
+    const r = await window.pytabs.run(id, 'pass');
+    if (r.status !== 'ok') throw new Error(JSON.stringify(r));
+    return { ms: performance.now() - t0, id, snapshot: report.snapshot ?? 'none' };
+  });
+  out.S2 = s2.ms;
+  out.snapshotS2 = s2.snapshot;
+
+  // R1 on that session; R2 on the same session once it also holds a 50 MB value nobody touches.
+  await run(page, s2.id, 'x = 1');
+  out.R1 = await roundTrips(page, s2.id);
+  await run(page, s2.id, R2_VALUE);
+  out.R2 = await roundTrips(page, s2.id);
+  await run(page, s2.id, 'del big');
+
+  // S3: a session with 20 MB of pickles and 5 imports, reopened after a reload.
+  const s3 = await page.evaluate(async () => (await window.pytabs.createSession('S3')).id);
+  await run(page, s3, S3_SETUP);
+  const stored = await page.evaluate(async (id) => (await window.pytabs.getSession(id)).storageBytes, s3);
+  if (stored < 20 * MB * 0.95) throw new Error(`S3's session stores only ${stored} bytes`);
+  await page.evaluate((id) => (location.hash = `#/s/${id}`), s3);
+  await page.reload();
+  await page.waitForFunction(() => Boolean(window.pytabs), null, { timeout: 60_000 });
+  out.S3 = await page.evaluate(async (id) => {
+    // The reloaded page's Web Lock on the session may still be held by the page it replaced for
+    // a moment; the app reports that as "open elsewhere", so try again as a user would.
+    let r;
+    for (;;) {
+      try {
+        r = await window.pytabs.run(id, 'len(rows) + len(floats)');
+        break;
+      } catch (error) {
+        if (error?.name !== 'SessionElsewhereError') throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    if (r.status !== 'ok' || r.result?.['text/plain'] !== '950000') throw new Error(JSON.stringify(r));
+    return performance.now();
+  }, s3);
+
+  // W1: a session with everyday state (S3 is the heavy case) put to sleep by the pool (one
+  // live worker allowed), then woken by a run.
+  const w1 = await page.evaluate(async () => (await window.pytabs.createSession('W1')).id);
+  await run(page, w1, W1_SETUP);
+  await page.evaluate(() => window.pytabs.updateSettings({ maxLiveWorkers: 1 }));
+  const other = await page.evaluate(async () => (await window.pytabs.createSession('other')).id);
+  await run(page, other, 'y = 2');
+  const asleep = await page.evaluate(async (id) => (await window.pytabs.getSession(id)).status, w1);
+  if (asleep !== 'asleep') throw new Error(`the pool did not put the W1 session to sleep (status ${asleep})`);
+  out.W1 = await page.evaluate(async (id) => {
+    const t0 = performance.now();
+    const r = await window.pytabs.run(id, 'len(items) + len(config)');
+    if (r.status !== 'ok' || r.result?.['text/plain'] !== '1002') throw new Error(JSON.stringify(r));
+    return performance.now() - t0;
+  }, w1);
+  await context.close();
+  return out;
+}
+
+/** M1: memory with one session in use, then with 20 sessions that were all used, one in use again. */
+async function memoryRound(browser, origin) {
+  const context = await browser.newContext();
+  const page = await openApp(context, `${origin}/`);
+  const settle = () => new Promise((r) => setTimeout(r, 1000));
+  const first = await page.evaluate(async () => (await window.pytabs.createSession('M1-0')).id);
+  await run(page, first, 'data = list(range(1000))');
+  await settle();
+  const one = rendererMemory(browser.pid);
+  for (let i = 1; i < 20; i++) {
+    const id = await page.evaluate(async (i) => (await window.pytabs.createSession(`M1-${i}`)).id, i);
+    await run(page, id, 'data = list(range(1000))');
+  }
+  await run(page, first, 'data.append(1)');
+  await settle();
+  const twenty = rendererMemory(browser.pid);
+  const live = await page.evaluate(async () =>
+    (await window.pytabs.listSessions()).filter((s) => !['asleep', 'inactive'].includes(s.status)).length,
+  );
+  await context.close();
+  return { one, twenty, live };
+}
+
+async function main() {
+  if (!args.has('--no-build')) {
+    log('building the app (vite build)');
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'warn', '--outDir', OUT_DIR, '--emptyOutDir'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+  }
+  const server = await serve(OUT_DIR);
+  const executablePath = chromiumPath();
+  // Launched as a server so its process id is known: M1 reads the memory of its renderers.
+  const browserServer = await chromium.launchServer({ executablePath, args: CHROMIUM_ARGS });
+  const browser = await chromium.connect(browserServer.wsEndpoint());
+  browser.pid = browserServer.process().pid;
+  const version = browser.version();
+  log(`Chromium ${version}, ${REPS} repetitions, serving ${server.origin}`);
+
+  const samples = { cold: [], warm: [], comlink: [], S1: [], S2: [], S3: [], R1: [], R2: [], W1: [], mOne: [], mTwenty: [], live: [] };
+  const snapshots = new Set();
+  try {
+    for (let rep = 0; rep < REPS; rep++) {
+      // Baseline and app alternate so that load from other work on the machine hits both alike.
+      const base = await baselines(browser, server.origin);
+      samples.cold.push(base.cold);
+      samples.warm.push(base.warm);
+      samples.comlink.push(base.roundTrip);
+      const app = await appRound(browser, server.origin);
+      for (const k of ['S1', 'S2', 'S3', 'R1', 'R2', 'W1']) samples[k].push(app[k]);
+      snapshots.add(app.snapshotS1).add(app.snapshotS2);
+      log(`rep ${rep + 1}/${REPS}`, JSON.stringify({ ...base, ...app }, (_, v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v)));
+    }
+    const memReps = QUICK ? 1 : 3;
+    for (let rep = 0; rep < memReps; rep++) {
+      const m = await memoryRound(browser, server.origin);
+      samples.mOne.push(m.one);
+      samples.mTwenty.push(m.twenty);
+      samples.live.push(m.live);
+      log(`memory ${rep + 1}/${memReps}`, JSON.stringify(m));
+    }
+  } finally {
+    await browser.close();
+    await browserServer.close();
+    await server.close();
+  }
+
+  const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  const rows = [
+    { id: 'S1', what: 'first session ever, until its first run returns', value: med.S1, base: med.cold, baseName: 'bare cold', target: 1.1 },
+    { id: 'S2', what: 'a new session, app used before', value: med.S2, base: med.warm, baseName: 'bare warm', target: 0.25 },
+    { id: 'S3', what: 'reopen after reload: 20 MB pickles + 5 imports', value: med.S3, base: med.warm, baseName: 'bare warm', target: 0.6 },
+    { id: 'R1', what: 'round trip of `pass` (queue, run, commit)', value: med.R1, base: med.comlink, baseName: 'bare Comlink', target: 3 },
+    { id: 'R2', what: 'R1 with an untouched 50 MB bytearray held', value: med.R2, base: med.R1, baseName: 'R1', target: 1.5 },
+    { id: 'W1', what: 'waking a sleeping session (a few variables, 2 imports, a def)', value: med.W1, base: med.warm, baseName: 'bare warm', target: 0.5 },
+    { id: 'M1', what: `20 sessions used, one in use: ${Math.max(...samples.live)} live workers (max 4)`, value: med.mTwenty / MB, base: med.mOne / MB, baseName: 'one session', target: 3, unit: 'MB' },
+  ];
+  for (const row of rows) {
+    row.ratio = row.value / row.base;
+    row.met = row.ratio <= row.target && (row.id !== 'M1' || Math.max(...samples.live) <= 4);
+  }
+  const fmt = (v, unit = 'ms') => `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ${unit}`;
+  const lines = [
+    '| id | what | PyTabs | baseline | ratio | target | met |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${fmt(r.base, r.unit)} (${r.baseName}) | ${r.ratio.toFixed(2)} | ≤ ${r.target} | ${r.met ? 'yes' : 'no'} |`,
+    ),
+  ];
+  console.log(lines.join('\n'));
+  console.log(
+    `\nBaselines: bare cold loadPyodide ${fmt(med.cold)}, bare warm ${fmt(med.warm)}, bare Comlink runPython('pass') ${fmt(med.comlink)}. ` +
+      `Memory: PSS of Chromium's renderer processes (page and its workers). Snapshot: ${[...snapshots].join(', ')}. ` +
+      `Medians of ${REPS} repetitions (M1: ${samples.mOne.length}), Chromium ${version}.`,
+  );
+  const results = {
+    date: new Date().toISOString(),
+    chromium: version,
+    quick: QUICK,
+    repetitions: REPS,
+    memoryMeasure: 'PSS of the renderer processes (/proc/<pid>/smaps_rollup)',
+    snapshot: [...snapshots],
+    rows,
+    samples,
+  };
+  writeFileSync(path.join(ROOT, 'bench-results.json'), JSON.stringify(results, null, 2) + '\n');
+  // A missed ratio is reported, not fatal: the machine's load moves the numbers. A crash is fatal.
+  process.exitCode = 0;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Child pids of every process, from /proc (Linux only). */
+function childrenOf() {
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent pid; the command name in field 2 may hold spaces.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children;
+}
+
+/**
+ * Proportional set size (PSS) of the browser's renderer processes, in bytes. A page's
+ * dedicated workers, and the wasm memory of each Pyodide, live in its renderer process; the
+ * browser, GPU and network processes are left out so their fixed cost does not dilute a ratio.
+ */
+export function rendererMemory(browserPid) {
+  const children = childrenOf();
+  const pending = [browserPid];
+  let total = 0;
+  while (pending.length) {
+    const pid = pending.pop();
+    pending.push(...(children.get(pid) ?? []));
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmdline.includes('--type=renderer')) continue;
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      total += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return total;
+}
