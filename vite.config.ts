@@ -49,7 +49,7 @@ function pyodideCore(): Plugin {
 }
 
 /**
- * Emits `pyodide/snapshot-<key>.bin`: a Pyodide booted in Node with the session runtime
+ * Emits `pyodide/snapshot-<key>.bin` (named in `pyodide/snapshot.json`): a Pyodide booted in Node with the session runtime
  * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts).
  * Build only: the dev server has none, so its workers boot the plain way.
  */
@@ -65,7 +65,10 @@ function pyodideSnapshot(): Plugin {
           .map((name) => [name, readFileSync(path.join(sourceDir, name), 'utf8')]),
       );
       const snapshot = await makeSnapshot(sources);
-      this.emitFile({ type: 'asset', fileName: `pyodide/${await snapshotFileName(sources)}`, source: snapshot });
+      const file = await snapshotFileName(sources);
+      this.emitFile({ type: 'asset', fileName: `pyodide/${file}`, source: snapshot });
+      // Names it for the page, which fetches it once for all its workers (src/lib/sessions/snapshot-cache.ts).
+      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file }) });
     },
   };
 }

@@ -25,6 +25,8 @@ export interface StartOptions {
   interruptBuffer?: Uint8Array;
   /** Pyodide package index (lock file directory) for imports of packages. */
   packageIndexURL?: string;
+  /** The build's memory snapshot as the page fetched it, so the worker need not fetch it again. */
+  snapshot?: { file: string; bytes: Uint8Array };
 }
 
 export interface StartReport {

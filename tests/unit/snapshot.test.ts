@@ -79,6 +79,15 @@ describe('memory snapshot', () => {
     expect((await restored.run('items', () => {}, {})).result?.['text/plain']).toBe('[1, 2]');
   });
 
+  it('uses the copy the page hands over, but only if it is the snapshot of this runtime', async () => {
+    serveFiles({});
+    const file = await snapshotFileName(RUNTIME_SOURCES);
+    const given = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file, bytes: snapshot });
+    expect(given.snapshot).toBe('used');
+    const stale = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file: 'snapshot-0000.bin', bytes: snapshot });
+    expect(stale.snapshot).toBe('none');
+  });
+
   it('gives every session its own random numbers', async () => {
     serveFiles({ [snapshotPath]: snapshot });
     const draws = [];

@@ -23,6 +23,18 @@ interface PyRunResult {
 
 type SnapshotEntry = VariableInfo & { hash: string | null; pickle: Uint8Array | null; reason: string | null };
 
+/** What a session's start restores from storage. */
+export interface StoredSession {
+  files: Awaited<ReturnType<typeof readAllFiles>>;
+  state: Awaited<ReturnType<typeof readRestoreState>>;
+}
+
+/** Reads a session's files and variables; needs no Pyodide, so it can run while Pyodide loads. */
+export async function readStoredSession(db: PyTabsDB, sessionId: string): Promise<StoredSession> {
+  const [files, state] = await Promise.all([readAllFiles(db, sessionId), readRestoreState(db, sessionId)]);
+  return { files, state };
+}
+
 /** Converts a Python dict result into plain JS values (bytes become Uint8Array copies). */
 function toPlain<T>(proxy: PyProxy): T {
   try {
@@ -83,14 +95,17 @@ export class WorkerSession {
     return this.sessionId === null ? null : this.db;
   }
 
-  /** Loads the session's files into the workspace and restores its variables. */
-  async start(): Promise<Omit<StartReport, 'loadMs'>> {
+  /**
+   * Loads the session's files into the workspace and restores its variables: from `stored`
+   * when the worker read them while Pyodide was loading, else read now.
+   */
+  async start(stored?: Promise<StoredSession>): Promise<Omit<StartReport, 'loadMs'>> {
     const t0 = performance.now();
     const db = this.stateful;
     if (!db || !this.sessionId) return { restored: [], failed: [], restoreMs: 0 };
-    for (const file of await readAllFiles(db, this.sessionId)) this.writeToFs(file.path, file.data);
+    const { files, state } = await (stored ?? readStoredSession(db, this.sessionId));
+    for (const file of files) this.writeToFs(file.path, file.data);
     this.known = this.scan();
-    const state = await readRestoreState(db, this.sessionId);
     // Replayed imports need their packages; one that fails to load shows up as a failed replay.
     await this.packages?.loadFor(state.replay.map((r) => r.source).join('\n'), () => undefined);
     const pickles = new Map(state.pickles.map((p) => [p.name, p.data]));

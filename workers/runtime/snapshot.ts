@@ -72,13 +72,19 @@ async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
 
 /**
  * A Pyodide for one session: restored from the build's snapshot when it is served beside
- * the core, else (or if restoring fails) booted the plain way.
+ * the core (or handed over by the page), else (or if restoring fails) booted the plain way.
  */
-export async function loadSessionPyodide(config: LoadConfig, sources: RuntimeSources): Promise<LoadedPyodide> {
+export async function loadSessionPyodide(
+  config: LoadConfig,
+  sources: RuntimeSources,
+  /** The snapshot as the page already fetched it; used only if it is this runtime's. */
+  given?: { file: string; bytes: Uint8Array },
+): Promise<LoadedPyodide> {
   let bytes: Uint8Array | null = null;
   try {
+    const file = await snapshotFileName(sources);
     // indexURL ends with '/' (a URL in the browser, a directory in Node).
-    bytes = await fetchSnapshot(`${config.indexURL}${await snapshotFileName(sources)}`);
+    bytes = given?.file === file ? given.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
   } catch {
     // Offline without it in the cache, or no snapshot served: the plain load needs neither.
   }

@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartReport } from '../worker-api';
+import type { PageSnapshot } from './snapshot-cache';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 
@@ -12,6 +13,8 @@ export interface HostEnv {
   /** How long a stop waits for Python to honour an interrupt before the worker is terminated. */
   interruptGraceMs?: number;
   onState?: (state: HostState) => void;
+  /** The page's copy of the build's memory snapshot, handed to each worker it starts. */
+  snapshot?: () => Promise<PageSnapshot | undefined>;
 }
 
 /** Why a worker was ended under a pending call. */
@@ -96,14 +99,17 @@ export class SessionHost {
     });
     this.setState('starting');
     live.started = Promise.race([
-      api.start({
-        sessionId: this.sessionId,
-        indexURL: this.env.indexURL,
-        dbName: this.env.dbName,
-        limits: this.env.limits(),
-        interruptBuffer: interrupt,
-        packageIndexURL: this.env.packageIndexURL?.(),
-      }),
+      Promise.resolve(this.env.snapshot?.()).then((snapshot) =>
+        api.start({
+          sessionId: this.sessionId,
+          indexURL: this.env.indexURL,
+          dbName: this.env.dbName,
+          limits: this.env.limits(),
+          interruptBuffer: interrupt,
+          packageIndexURL: this.env.packageIndexURL?.(),
+          snapshot,
+        }),
+      ),
       killed,
     ]).then(
       (report) => {

@@ -10,6 +10,7 @@ import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostState } from './host';
 import { WorkerPool } from './pool';
+import { pageSnapshot } from './snapshot-cache';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
@@ -151,6 +152,7 @@ export class SessionManager {
         packageIndexURL: () => this.packageIndexURL(),
         interruptGraceMs: this.options.interruptGraceMs,
         onState: () => this.changed(),
+        snapshot: () => pageSnapshot(this.indexURL),
       });
       this.hosts.set(sessionId, host);
     }
@@ -231,6 +233,7 @@ export class SessionManager {
       indexURL: this.indexURL,
       limits: () => this.limits(),
       packageIndexURL: () => this.packageIndexURL(),
+      snapshot: () => pageSnapshot(this.indexURL),
     });
     try {
       return await host.run(code, {}, onEvent);
