@@ -1,0 +1,112 @@
+import { test, expect, type Locator, type Page } from '@playwright/test';
+import { openApp } from './app';
+
+// What a run puts on the page: rich output, hostile markup, floods of text, spreadsheet
+// previews, storage status. Controls are found by role and accessible name only, on the
+// built app with real Pyodide workers and real IndexedDB.
+const FIRST_RUN = { timeout: 90_000 };
+
+type Pwned = { __pwned?: number };
+
+async function send(page: Page, code: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(code);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+function reply(page: Page, n: number): Locator {
+  return page.getByRole('group', { name: `Reply to message ${n}` });
+}
+
+function pwned(page: Page): Promise<number | undefined> {
+  return page.evaluate(() => (window as unknown as Pwned).__pwned);
+}
+
+/** Whether the elements appear in this order in the document. */
+async function inOrder(page: Page, locators: Locator[]): Promise<boolean> {
+  const handles = await Promise.all(locators.map((l) => l.elementHandle()));
+  return page.evaluate(
+    (els) => els.every((el, i) => i === 0 || Boolean(els[i - 1]!.compareDocumentPosition(el!) & Node.DOCUMENT_POSITION_FOLLOWING)),
+    handles,
+  );
+}
+
+// A 4×3 red PNG built from zlib and struct, so the image is real bytes a browser must decode.
+const DISPLAY_CODE = [
+  'import struct, zlib',
+  'def chunk(kind, data):',
+  "    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))",
+  "raw = b''.join(b'\\x00' + b'\\xff\\x00\\x00' * 4 for _ in range(3))",
+  "png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 4, 3, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b'')",
+  'class Dot:',
+  '    def _repr_png_(self):',
+  '        return png',
+  '    def __repr__(self):',
+  "        return 'red dot'",
+  'class Table:',
+  '    def _repr_html_(self):',
+  "        return '<table><thead><tr><th>fruit</th><th>count</th></tr></thead><tbody><tr><td>apple</td><td>3</td></tr><tr><td>pear</td><td>5</td></tr></tbody></table>'",
+  "print('line one')",
+  'display(Table())',
+  "print('line two')",
+  'display(Dot())',
+  "print('line three')",
+].join('\n');
+
+test('display() of an HTML table and a PNG shows both in order with the prints, also after a reload', async ({ page }) => {
+  await openApp(page);
+  await send(page, DISPLAY_CODE);
+  const out = reply(page, 1);
+  await expect(out).toContainText('Done in', FIRST_RUN);
+
+  const check = async () => {
+    const table = out.getByRole('table');
+    await expect(table.getByRole('row')).toHaveCount(3);
+    await expect(table.getByRole('cell', { name: 'pear' })).toBeVisible();
+    await expect(table.getByRole('columnheader', { name: 'count' })).toBeVisible();
+    const image = out.getByRole('img', { name: 'red dot' });
+    await expect(image).toBeVisible();
+    // Decoded by the browser: the PNG's own size, not a broken-image icon.
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight])).toEqual([4, 3]);
+    const order = [out.getByText('line one'), table, out.getByText('line two'), image, out.getByText('line three')];
+    expect(await inOrder(page, order)).toBe(true);
+  };
+  await check();
+  await page.reload();
+  await openApp(page);
+  await expect(out).toContainText('Done in', FIRST_RUN);
+  await check();
+});
+
+test('HTML and SVG from Python run no script, handler or javascript: link, and a table keeps its rows', async ({ page }) => {
+  await openApp(page);
+  const hostile = [
+    '<table><tr><th>k</th><th>v</th></tr><tr><td>alpha</td><td>1</td></tr><tr><td>beta</td><td>2</td></tr></table>',
+    '<img src=x onerror="window.__pwned=1">',
+    '<script>window.__pwned=2</script>',
+    '<a href="javascript:window.__pwned=3">click me</a>',
+    '<svg onload="window.__pwned=4" width="10" height="10"><circle cx="5" cy="5" r="4"/></svg>',
+  ].join('');
+  await send(
+    page,
+    [
+      'class Html:',
+      '    def _repr_html_(self):',
+      `        return ${JSON.stringify(hostile)}`,
+      'class Svg:',
+      '    def _repr_svg_(self):',
+      `        return '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=5" width="160" height="30"><a href="javascript:window.__pwned=6"><text x="4" y="20">svg link</text></a><script>window.__pwned=7</script></svg>'`,
+      'display(Html())',
+      'display(Svg())',
+    ].join('\n'),
+  );
+  const out = reply(page, 1);
+  await expect(out).toContainText('Done in', FIRST_RUN);
+  await expect(out.getByRole('row')).toHaveCount(3);
+  await expect(out.getByRole('row', { name: 'beta 2' }).getByRole('cell')).toHaveCount(2);
+  await expect(out.getByText('click me')).toBeVisible();
+  await out.getByText('click me').click();
+  await out.getByText('svg link').click();
+  // Give any handler that survived a moment to fire.
+  await page.waitForTimeout(500);
+  expect(await pwned(page)).toBeUndefined();
+});
