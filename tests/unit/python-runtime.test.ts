@@ -285,9 +285,8 @@ display(Rich(), Bundled(), Rich)`);
       expect(out.error?.ename).toBe('KeyboardInterrupt');
       expect(out.error?.traceback).toMatch(/File "<cell-\d+>", line 5, in <module>\n {4}rounds \+= 1/);
       expect(buffer[0]).toBe(0);
-      // An interrupt already pending when a run starts lands in the runtime's own code: still a result.
-      buffer[0] = 2;
-      expect((await s.run('"never runs"')).error?.ename).toBe('KeyboardInterrupt');
+      // (An interrupt already pending when a run starts can land in Pyodide's own task
+      // creation, before this runtime runs: the worker handles that; see worker-session.test.ts.)
       expect((await s.ok('"alive"')).result?.['text/plain']).toBe("'alive'");
     } finally {
       delete global.stopButton;
@@ -326,10 +325,11 @@ display(Rich(), Bundled(), Rich)`);
     ]);
   });
 
-  it('returns nothing to replay from a run that failed', async () => {
-    const out = await s.run('import json\ndef f(): pass\n1 / 0');
+  it('returns to replay only what ran before the statement that failed', async () => {
+    const out = await s.run('import json\ndef f(): pass\n1 / 0\ndef g(): pass');
     expect(out.status).toBe('error');
-    expect(out.replay).toEqual([]);
+    expect(out.replay).toEqual(['import json', 'def f(): pass']);
+    expect((await s.run('def h(:\n    pass')).replay).toEqual([]);
   });
 
   it('gives get_session_var the values of the current run', async () => {

@@ -69,6 +69,20 @@ describe('WorkerSession', () => {
     expect((await listFileRecords(db, 's1')).map((f) => f.path)).not.toContain('renamed.txt');
   });
 
+  it('turns an interrupt pending when a run starts into an error result and goes on', async () => {
+    const buffer = new Uint8Array(new SharedArrayBuffer(1));
+    s.setInterruptBuffer(buffer);
+    try {
+      buffer[0] = 2; // SIGINT, as a stop that arrived just before the run
+      const r = await s.run("'never runs'", () => {}, {});
+      expect(r.error?.ename).toBe('KeyboardInterrupt');
+      expect(buffer[0]).toBe(0);
+      expect((await s.run("'alive'", () => {}, {})).result?.['text/plain']).toBe("'alive'");
+    } finally {
+      s.setInterruptBuffer(new Uint8Array(new SharedArrayBuffer(1)));
+    }
+  });
+
   it('passes session variables to get_session_var', async () => {
     const r = await s.run("get_session_var('k', 'd'), get_session_var('nope', 'd')", () => {}, { k: 'v' });
     expect(r.result?.['text/plain']).toBe("('v', 'd')");
@@ -88,6 +102,17 @@ describe('WorkerSession', () => {
     // Each variable is its own pickle, so an alias comes back equal but no longer the same object.
     const r = await fresh.run("(items, alias == items, twice(21), json.dumps({'a': 1}), 'gone' in globals())", () => {}, {});
     expect(r.result?.['text/plain']).toBe('([1, 2, 3, 4], True, 42, \'{"a": 1}\', False)');
+  });
+
+  it('keeps the imports and definitions that ran before a statement failed', async () => {
+    const r = await s.run('import fractions\ndef tenth(n):\n    return 10 / n\ntenth(0)\ndef never():\n    pass', () => {}, {});
+    expect(r.error?.ename).toBe('ZeroDivisionError');
+    const vars = Object.fromEntries((await listVariableRecords(db, 's1')).map((v) => [v.name, v]));
+    expect([vars.tenth?.kind, vars.fractions?.kind, vars.never]).toEqual(['replay', 'replay', undefined]);
+    const { session: fresh } = await startSession('s1');
+    const back = await fresh.run("(tenth(4), fractions.Fraction(1, 2), 'never' in globals())", () => {}, {});
+    expect(back.result?.['text/plain']).toBe("(2.5, Fraction(1, 2), False)");
+    await s.run('del tenth, fractions', () => {}, {});
   });
 
   it('reports a failed commit, keeps the previous one, and saves the change on the next run', async () => {

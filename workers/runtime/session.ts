@@ -184,7 +184,8 @@ export class WorkerSession {
         })),
         delete: snap.delete,
       },
-      replay: py.status === 'ok' ? py.replay : [],
+      // On error the runtime still lists the imports and definitions that ran before it.
+      replay: py.replay,
     };
     await commitChange(db, this.sessionId, change);
     // Only now is the change storage's: had the commit failed, the next run would propose it again.

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-from .display import MimeBundle, flush_streams, mime_bundle
-from .executor import ErrorInfo, describe_error, execute, parse_cell
+from .display import MimeBundle, flush_streams, mime_bundle, show_figures
+from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
 from .state import RestoreReport, Snapshot, VariableState
 
@@ -45,7 +45,8 @@ class Runtime:
         # User modules saved in the workspace import like in a project folder.
         if self.workspace not in sys.path:
             sys.path.insert(0, self.workspace)
-        os.environ['MPLBACKEND'] = 'Agg'
+        # matplotlib reads this when pyplot is first imported: figures render with Agg and show inline.
+        os.environ['MPLBACKEND'] = 'module://pytabs.inline_figures'
         # __pycache__ folders would show up as files the user's run wrote.
         sys.dont_write_bytecode = True
         self._namespace: dict[str, Any] = sys.modules['__main__'].__dict__
@@ -77,10 +78,14 @@ class Runtime:
         self._session_vars = dict(session_vars)
         self._runs += 1
         filename = f'<cell-{self._runs}>'
+        cell = None
         try:
             self._forget_workspace_listings()
             cell = parse_cell(code, filename)
-            value = await execute(cell, self._namespace)
+            try:
+                value = await execute(cell, self._namespace)
+            finally:
+                show_figures(self.display)
             result = None
             if value is not None:
                 self._namespace['_'] = value
@@ -91,7 +96,25 @@ class Runtime:
             return {'status': 'ok', 'result': result, 'error': None, 'replay': replay}
         except BaseException as exc:
             error = describe_error(exc, self._is_user_file)
-            return {'status': 'error', 'result': None, 'error': error, 'replay': []}
+            replay = [] if cell is None else self._completed_replay(cell, code, exc)
+            return {'status': 'error', 'result': None, 'error': error, 'replay': replay}
+
+    def _completed_replay(self, cell: Cell, code: str, exc: BaseException) -> list[str]:
+        """The top-level imports, defs and classes that ran before the statement that failed.
+
+        A cell that defines a function and then fails calling it keeps the
+        function, as a notebook would: those statements did run.
+        """
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != cell.filename:
+            tb = tb.tb_next
+        if tb is None:
+            return []
+        # The cell's own (module-level) frame comes first: its line is the failing statement's.
+        failed_line = tb.tb_lineno
+        done = [node for node in replay_statements(cell.tree) if (node.end_lineno or node.lineno) < failed_line]
+        self._state.note_replayed(done)
+        return [statement_source(code, node) for node in done]
 
     def display(self, *objs: object) -> None:
         """Shows each object below the output so far (the ``display`` builtin)."""
