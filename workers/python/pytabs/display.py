@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 import sys
@@ -45,6 +46,10 @@ def mime_bundle(obj: object) -> MimeBundle:
                 encoded = None if data is None else _encode(mime, data)
                 if encoded is not None:
                     bundle[mime] = encoded
+        if 'image/png' not in bundle:
+            png = _figure_png(obj)
+            if png is not None:
+                bundle['image/png'] = png
     if 'text/plain' not in bundle:
         bundle['text/plain'] = plain_text(obj)
     return bundle
@@ -60,6 +65,41 @@ def _from_mimebundle(obj: object) -> MimeBundle:
         if encoded is not None:
             bundle[str(mime)] = encoded
     return bundle
+
+
+def _figure_png(obj: object) -> str | None:
+    """A matplotlib Figure drawn as base64 PNG, as Jupyter shows one; None for anything else.
+
+    Looked up in sys.modules so that a session without matplotlib never imports it.
+    """
+    figure_module = sys.modules.get('matplotlib.figure')
+    if figure_module is None or not isinstance(obj, figure_module.Figure):
+        return None
+    buffer = io.BytesIO()
+    try:
+        obj.savefig(buffer, format='png', bbox_inches='tight')
+    except Exception as exc:
+        # The figure's text form still shows; the reason it could not be drawn goes with it.
+        print(f'The figure could not be drawn: {type(exc).__name__}: {exc}', file=sys.stderr)
+        return None
+    return base64.b64encode(buffer.getvalue()).decode('ascii')
+
+
+def show_figures(display: Callable[[object], None]) -> None:
+    """Shows every open matplotlib figure through display, then closes them all.
+
+    What ``plt.show()`` does in a session, and what the Runtime does after each
+    run for figures left open, as a notebook's inline backend does. Free when
+    pyplot was never imported.
+    """
+    pyplot = sys.modules.get('matplotlib.pyplot')
+    if pyplot is None:
+        return
+    try:
+        for number in pyplot.get_fignums():
+            display(pyplot.figure(number))
+    finally:
+        pyplot.close('all')
 
 
 def _call_repr_method(obj: object, name: str, **kwargs: Any) -> object:
