@@ -1,4 +1,5 @@
 import { test, expect, type Locator, type Page } from '@playwright/test';
+import * as XLSX from 'xlsx';
 import { openApp } from './app';
 
 // What a run puts on the page: rich output, hostile markup, floods of text, spreadsheet
@@ -109,4 +110,44 @@ test('HTML and SVG from Python run no script, handler or javascript: link, and a
   // Give any handler that survived a moment to fire.
   await page.waitForTimeout(500);
   expect(await pwned(page)).toBeUndefined();
+});
+
+test('the Files panel previews each sheet of an uploaded .xlsx as a table, and says why a broken one cannot be shown', async ({ page }) => {
+  await openApp(page);
+  const wb = XLSX.utils.book_new();
+  const fruit = [['fruit', 'count', 'picked'], ['apple', 3, new Date(Date.UTC(2024, 4, 1))], ['pear', null, new Date(Date.UTC(2024, 5, 2))]];
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(fruit, { cellDates: true, UTC: true }), 'Fruit');
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['n'], ...Array.from({ length: 450 }, (_, i) => [i])]), 'Numbers');
+  const book = Buffer.from(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload files' }).click();
+  await (await chooser).setFiles([
+    { name: 'book.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: book },
+    { name: 'broken.xlsx', mimeType: 'application/octet-stream', buffer: Buffer.concat([book.subarray(0, 200), Buffer.from('garbage')]) },
+  ]);
+  const files = page.getByRole('region', { name: 'Files', exact: true });
+
+  await files.getByRole('button', { name: 'Preview book.xlsx' }).click();
+  const preview = page.getByRole('region', { name: 'Contents of book.xlsx' });
+  const sheet = page.getByRole('combobox', { name: 'Sheet' });
+  await expect(sheet).toHaveValue('0');
+  await expect(sheet.getByRole('option')).toHaveText(['Fruit', 'Numbers']);
+  const table = preview.getByRole('table', { name: 'Sheet Fruit' });
+  await expect(table.getByRole('row')).toHaveCount(3);
+  await expect(table.getByRole('row', { name: /apple/ }).getByRole('cell')).toHaveText(['apple', '3', '2024-05-01']);
+  // The blank stays an empty cell, so the date stays in its own column.
+  await expect(table.getByRole('row', { name: /pear/ }).getByRole('cell')).toHaveText(['pear', '', '2024-06-02']);
+
+  await sheet.selectOption({ label: 'Numbers' });
+  const numbers = preview.getByRole('table', { name: 'Sheet Numbers' });
+  await expect(numbers.getByRole('row')).toHaveCount(200);
+  await expect(numbers.getByRole('cell', { name: '198', exact: true })).toBeVisible();
+  await expect(numbers.getByRole('cell', { name: '199', exact: true })).toHaveCount(0);
+  await expect(preview).toContainText('Showing 200 of 451 rows');
+
+  await files.getByRole('button', { name: 'Preview broken.xlsx' }).click();
+  await expect(page.getByRole('region', { name: 'Contents of broken.xlsx' }).getByRole('alert')).toContainText('This workbook could not be read:');
+  // The session still runs and its good workbook is intact.
+  await send(page, "read_excel('book.xlsx', 'Fruit')[0]['fruit']");
+  await expect(reply(page, 1)).toContainText("'apple'", FIRST_RUN);
 });

@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { describe, it, expect } from 'vitest';
 import { splitMessage } from '../../src/lib/chat/blocks';
 import { appendEvent, newRound, OUTPUT_CAP, RICH_CAP } from '../../src/lib/chat/round';
+import * as XLSX from 'xlsx';
 import { parseCsv, previewFile } from '../../src/lib/chat/preview';
 import { insertRound, listRounds, putRound } from '../../src/lib/storage/rounds';
 import { openDb } from '../../src/lib/storage/db';
@@ -115,19 +116,39 @@ describe('file previews', () => {
     expect(parseCsv('a;b\n1;2', 10).rows).toEqual([['a', 'b'], ['1', '2']]);
   });
 
-  it('shows CSV as a table, text as text, images as images, and binaries as no preview', () => {
-    expect(previewFile('data.csv', bytes('x,y\n1,2\n'))).toEqual({ kind: 'table', rows: [['x', 'y'], ['1', '2']], truncated: false });
-    expect(previewFile('t.tsv', bytes('x\ty,z\n'))).toMatchObject({ rows: [['x', 'y,z']] });
-    expect(previewFile('notes.txt', bytes('hello'))).toEqual({ kind: 'text', text: 'hello', truncated: false });
-    expect(previewFile('plot.PNG', new Uint8Array([137, 80]))).toEqual({ kind: 'image', mime: 'image/png' });
-    expect(previewFile('blob.bin', new Uint8Array([0, 1, 2, 255]))).toMatchObject({ kind: 'none' });
-    expect(previewFile('README', bytes('plain'))).toMatchObject({ kind: 'text', text: 'plain' });
+  it('shows CSV as a table, text as text, images as images, and binaries as no preview', async () => {
+    expect(await previewFile('data.csv', bytes('x,y\n1,2\n'))).toEqual({ kind: 'table', rows: [['x', 'y'], ['1', '2']], truncated: false });
+    expect(await previewFile('t.tsv', bytes('x\ty,z\n'))).toMatchObject({ rows: [['x', 'y,z']] });
+    expect(await previewFile('notes.txt', bytes('hello'))).toEqual({ kind: 'text', text: 'hello', truncated: false });
+    expect(await previewFile('plot.PNG', new Uint8Array([137, 80]))).toEqual({ kind: 'image', mime: 'image/png' });
+    expect(await previewFile('blob.bin', new Uint8Array([0, 1, 2, 255]))).toMatchObject({ kind: 'none' });
+    expect(await previewFile('README', bytes('plain'))).toMatchObject({ kind: 'text', text: 'plain' });
   });
 
-  it('cuts long tables and says so', () => {
+  it('cuts long tables and says so', async () => {
     const csv = 'n\n' + Array.from({ length: 500 }, (_, i) => String(i)).join('\n');
-    const preview = previewFile('big.csv', bytes(csv));
+    const preview = await previewFile('big.csv', bytes(csv));
     expect(preview).toMatchObject({ kind: 'table', truncated: true });
     expect((preview as { rows: string[][] }).rows).toHaveLength(200);
+  });
+
+  it('shows each sheet of a workbook, with dates, blanks and its real size', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['fruit', 'count', 'picked'], ['apple', 3, new Date(Date.UTC(2024, 4, 1))], ['pear', null, null]], { cellDates: true, UTC: true }), 'Fruit');
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(Array.from({ length: 300 }, (_, i) => Array.from({ length: 60 }, (_, c) => i * 100 + c))), 'Big');
+    const data = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
+    const preview = await previewFile('book.xlsx', data);
+    if (preview.kind !== 'sheets') throw new Error(`expected sheets, got ${preview.kind}`);
+    expect(preview.sheets.map((s) => s.name)).toEqual(['Fruit', 'Big']);
+    expect(preview.sheets[0].rows).toEqual([['fruit', 'count', 'picked'], ['apple', '3', '2024-05-01'], ['pear', '', '']]);
+    const big = preview.sheets[1];
+    expect([big.rows.length, big.rows[0].length, big.totalRows, big.totalColumns]).toEqual([200, 50, 300, 60]);
+  });
+
+  it('says a broken workbook could not be read', async () => {
+    expect(await previewFile('broken.xlsx', bytes('PK\u0003\u0004 not really a zip'))).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/^This workbook could not be read: /),
+    });
   });
 });

@@ -1,19 +1,26 @@
 /**
  * File previews for the Files panel. Each previewer claims files by name and turns
  * their bytes into something a panel can show; the first that claims a file wins.
- * Another format (xlsx sheets, say) plugs in by adding a previewer to PREVIEWERS
- * and a case for its kind in the panel.
+ * Another format plugs in by adding a previewer to PREVIEWERS and, for a new kind,
+ * a case for it in the panel.
  */
+import { previewWorkbook, type SheetPreview } from './sheet-preview';
+
+export type { SheetPreview };
 
 export type Preview =
   | { kind: 'text'; text: string; truncated: boolean }
   | { kind: 'table'; rows: string[][]; truncated: boolean }
+  | { kind: 'sheets'; sheets: SheetPreview[] }
   | { kind: 'image'; mime: string }
-  | { kind: 'none'; reason: string };
+  | { kind: 'none'; reason: string }
+  /** The file claims a format but its bytes are broken. */
+  | { kind: 'error'; message: string };
 
 export interface Previewer {
   matches(path: string): boolean;
-  preview(data: Uint8Array, path: string): Preview;
+  /** May be async, for formats whose parser is loaded on first use. */
+  preview(data: Uint8Array, path: string): Preview | Promise<Preview>;
 }
 
 /** Enough to recognise a file; the rest is a download away. */
@@ -29,6 +36,8 @@ const IMAGE_TYPES: Record<string, string> = {
   // An SVG shown through <img> cannot run scripts, so it needs no sanitizing here.
   svg: 'image/svg+xml',
 };
+
+const WORKBOOK_EXTENSIONS = new Set(['xlsx', 'xlsm', 'xls', 'ods']);
 
 const TEXT_EXTENSIONS = new Set(['txt', 'md', 'py', 'json', 'log', 'xml', 'html', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'js', 'ts', 'css', 'sql', 'r', 'sh']);
 
@@ -78,6 +87,10 @@ export const PREVIEWERS: Previewer[] = [
     preview: (_data, path) => ({ kind: 'image', mime: IMAGE_TYPES[extension(path)] }),
   },
   {
+    matches: (path) => WORKBOOK_EXTENSIONS.has(extension(path)),
+    preview: (data) => previewWorkbook(data, PREVIEW_ROWS),
+  },
+  {
     matches: (path) => ['csv', 'tsv'].includes(extension(path)),
     preview(data, path) {
       const { text, truncated } = decode(data, PREVIEW_TEXT_CHARS * 10);
@@ -91,9 +104,9 @@ export const PREVIEWERS: Previewer[] = [
   },
 ];
 
-export function previewFile(path: string, data: Uint8Array): Preview {
+export async function previewFile(path: string, data: Uint8Array): Promise<Preview> {
   const previewer = PREVIEWERS.find((p) => p.matches(path));
-  if (previewer) return previewer.preview(data, path);
+  if (previewer) return await previewer.preview(data, path);
   // Unknown extension: show it as text when it decodes cleanly, as most editors do.
   const sample = data.subarray(0, 4096);
   if (!sample.includes(0)) {

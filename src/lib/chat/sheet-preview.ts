@@ -1,0 +1,58 @@
+/**
+ * Spreadsheet previews (.xlsx, .xls, .ods) for the Files panel, read by SheetJS in the
+ * page. SheetJS is imported on first use, so the main bundle does not carry it.
+ */
+import type { Preview } from './preview';
+
+/** One sheet of a workbook: its first rows and columns, and the sheet's real size. */
+export interface SheetPreview {
+  name: string;
+  rows: string[][];
+  totalRows: number;
+  totalColumns: number;
+}
+
+/** Columns shown per sheet: a hostile workbook may claim 16,384 of them. */
+export const PREVIEW_COLUMNS = 50;
+/** Larger workbooks are not parsed on the page's thread, which would freeze it. */
+export const PREVIEW_WORKBOOK_BYTES = 20 * 1024 * 1024;
+
+export async function previewWorkbook(data: Uint8Array, maxRows: number): Promise<Preview> {
+  if (data.byteLength > PREVIEW_WORKBOOK_BYTES) {
+    return { kind: 'none', reason: 'This workbook is too large to preview here; download it, or read it in Python with read_excel.' };
+  }
+  try {
+    const XLSX = await import('xlsx');
+    const workbook = XLSX.read(data, {
+      type: 'array',
+      // Only the rows shown are parsed: a sheet claiming a million rows costs nothing more.
+      sheetRows: maxRows,
+      cellDates: true,
+      dateNF: 'yyyy-mm-dd',
+      cellFormula: false,
+      cellHTML: false,
+      cellStyles: false,
+      bookVBA: false,
+    });
+    const sheets: SheetPreview[] = workbook.SheetNames.map((name) => {
+      const sheet = workbook.Sheets[name];
+      const ref = sheet?.['!ref'];
+      if (!ref) return { name, rows: [], totalRows: 0, totalColumns: 0 };
+      // With sheetRows, !fullref keeps the sheet's real size and !ref the part that was read.
+      const full = XLSX.utils.decode_range(sheet['!fullref'] ?? ref);
+      const range = XLSX.utils.decode_range(ref);
+      range.e.c = Math.min(range.e.c, range.s.c + PREVIEW_COLUMNS - 1);
+      const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, range, raw: false, defval: '', blankrows: true });
+      return {
+        name,
+        rows: rows.map((row) => row.map((cell) => String(cell ?? ''))),
+        totalRows: full.e.r - full.s.r + 1,
+        totalColumns: full.e.c - full.s.c + 1,
+      };
+    });
+    if (!sheets.length) return { kind: 'none', reason: 'This workbook has no sheets.' };
+    return { kind: 'sheets', sheets };
+  } catch (error) {
+    return { kind: 'error', message: `This workbook could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
