@@ -27,7 +27,8 @@ const PORT = Number(process.env.PW_PORT ?? 4173);
 export default defineConfig({
   testDir: 'tests/e2e',
   timeout: 120_000,
-  expect: { timeout: 30_000 },
+  // A session's first start waits for Pyodide; on a loaded 2-core machine that has taken over 30 s.
+  expect: { timeout: 60_000 },
   // Two cores: each test starts Pyodide workers, which are CPU-bound.
   workers: 1,
   fullyParallel: false,
