@@ -1,4 +1,5 @@
 import { test, expect, type Locator, type Page } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
 import * as XLSX from 'xlsx';
 import { openApp } from './app';
 
@@ -150,4 +151,41 @@ test('the Files panel previews each sheet of an uploaded .xlsx as a table, and s
   // The session still runs and its good workbook is intact.
   await send(page, "read_excel('book.xlsx', 'Fruit')[0]['fruit']");
   await expect(reply(page, 1)).toContainText("'apple'", FIRST_RUN);
+});
+
+test('a million printed lines: the page stays usable, the output is cut with a note, and the download holds all of it after a reload', async ({ page }) => {
+  await openApp(page);
+  await send(page, 'for i in range(1_000_000):\n    print(i)');
+  const out = reply(page, 1);
+  const note = out.getByRole('group', { name: 'Output truncated' });
+  // The note appears while the flood still runs; the editor takes typing meanwhile.
+  await expect(note).toBeVisible(FIRST_RUN);
+  const editor = page.getByRole('textbox', { name: 'Message' });
+  await editor.pressSequentially("print('still here')");
+  await expect(editor).toHaveText("print('still here')");
+  await expect(out).toContainText('Done in', { timeout: 120_000 });
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(reply(page, 2)).toContainText('still here');
+
+  // 0..999999, one per line: 6,888,890 bytes.
+  const expected = Array.from({ length: 1_000_000 }, (_, i) => `${i}\n`).join('');
+  const check = async () => {
+    await expect(note).toContainText('Output truncated: 6.6 MB in all');
+    // The head and the tail are on the page, the middle is not.
+    await expect(out.getByText(/^0\n1\n2\n/)).toBeVisible();
+    await expect(note).toContainText('999999');
+    await expect(out).not.toContainText('500000');
+    const download = page.waitForEvent('download');
+    await note.getByRole('button', { name: 'Download full output' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('message-1-output.txt');
+    const text = await readFile(await file.path(), 'utf8');
+    expect(text.length).toBe(expected.length);
+    expect(text === expected).toBe(true);
+  };
+  await check();
+  await page.reload();
+  await openApp(page);
+  await expect(out).toContainText('Done in', FIRST_RUN);
+  await check();
 });

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect } from 'vitest';
 import { splitMessage } from '../../src/lib/chat/blocks';
-import { appendEvent, newRound, OUTPUT_CAP, RICH_CAP } from '../../src/lib/chat/round';
+import { appendEvent, FULL_OUTPUT_CAP, newRound, OUTPUT_CAP, OUTPUT_TAIL, OutputTranscript, RICH_CAP } from '../../src/lib/chat/round';
 import * as XLSX from 'xlsx';
 import { parseCsv, previewFile } from '../../src/lib/chat/preview';
 import { insertRound, listRounds, putRound } from '../../src/lib/storage/rounds';
@@ -60,14 +60,28 @@ describe('appendEvent', () => {
     ]);
   });
 
-  it('keeps at most OUTPUT_CAP characters of output and says once that the rest was dropped', () => {
+  it('shows at most OUTPUT_CAP characters of output, then one note that counts the rest and keeps its end', () => {
     const round = newRound('s', 1, 'spam()', []);
-    const chunk = 'x'.repeat(300_000);
-    for (let i = 0; i < 5; i++) appendEvent(round, { type: 'stdout', block: 0, text: chunk });
-    expect(appendEvent(round, { type: 'stdout', block: 0, text: 'more' })).toBeNull();
+    const chunk = 'x'.repeat(70_000);
+    for (let i = 0; i < 3; i++) appendEvent(round, { type: 'stdout', block: 0, text: chunk });
+    const note = appendEvent(round, { type: 'stdout', block: 0, text: 'y'.repeat(OUTPUT_TAIL) + 'the end' });
+    expect(appendEvent(round, { type: 'stderr', block: 0, text: '!' })).toBe(note);
     const kept = round.events.filter((e) => e.type === 'stdout').reduce((n, e) => n + (e as { text: string }).text.length, 0);
     expect(kept).toBe(OUTPUT_CAP);
-    expect(round.events.filter((e) => e.type === 'truncated')).toEqual([{ type: 'truncated', block: 0, what: 'output', limit: OUTPUT_CAP }]);
+    const notes = round.events.filter((e) => e.type === 'truncated');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ what: 'output', limit: OUTPUT_CAP, total: 3 * 70_000 + OUTPUT_TAIL + 'the end'.length + 1 });
+    const tail = (notes[0] as { tail: string }).tail;
+    expect([tail.length, tail.endsWith('the end!')]).toEqual([OUTPUT_TAIL, true]);
+  });
+
+  it('keeps the whole output for download, up to FULL_OUTPUT_CAP', async () => {
+    const transcript = new OutputTranscript();
+    transcript.add('a'.repeat(FULL_OUTPUT_CAP - 2));
+    transcript.add('bcd');
+    transcript.add('e');
+    const text = await transcript.blob().text();
+    expect([text.length, text.slice(-3)]).toEqual([FULL_OUTPUT_CAP, 'abc']);
   });
 
   it('falls back to the plain text of rich output beyond RICH_CAP', () => {

@@ -1,8 +1,15 @@
 import type { MimeBundle } from '../worker-api';
 import type { Round, RoundEvent } from './types';
 
-/** Stdout plus stderr kept per round, in characters: enough for any reading, small enough for IndexedDB. */
-export const OUTPUT_CAP = 1_000_000;
+/**
+ * Stdout plus stderr shown per round, in characters, from the start. A page that draws
+ * megabytes of text stops responding; the whole output is kept for download instead.
+ */
+export const OUTPUT_CAP = 200_000;
+/** The end of a cut output, shown under the note: where a long loop's last lines are. */
+export const OUTPUT_TAIL = 20_000;
+/** Output kept for download per round, in characters: bounded so an endless print cannot exhaust memory. */
+export const FULL_OUTPUT_CAP = 32 * 1024 * 1024;
 /** Rich output (HTML, images) kept per round, in characters of the MIME bundles. */
 export const RICH_CAP = 8_000_000;
 
@@ -34,23 +41,39 @@ function noteTruncated(round: Round, block: number, what: 'output' | 'rich', lim
   return note;
 }
 
+type OutputNote = Extract<RoundEvent, { type: 'truncated' }> & { total: number; tail: string };
+
+/** Counts text past the cap in the round's one output note, keeping its last OUTPUT_TAIL characters. */
+function overflow(round: Round, block: number, text: string): OutputNote {
+  let note = round.events.find((e): e is OutputNote => e.type === 'truncated' && e.what === 'output');
+  if (!note) {
+    note = { type: 'truncated', block, what: 'output', limit: OUTPUT_CAP, total: round.outputChars, tail: '' };
+    round.events.push(note);
+  }
+  note.total += text.length;
+  note.tail = text.length >= OUTPUT_TAIL ? text.slice(-OUTPUT_TAIL) : (note.tail + text).slice(-OUTPUT_TAIL);
+  return note;
+}
+
 /**
  * Adds an event to a round, keeping the round bounded: consecutive stream text of
  * the same kind is merged into one event, and output beyond the caps is replaced
- * by a single note. Returns what was actually recorded (null when dropped), so a
- * listener sees exactly what history will hold.
+ * by a single note (for stream text, one that counts it and keeps its end). Returns
+ * what was actually recorded (null when dropped, the note when text went into it),
+ * so a listener sees exactly what history will hold.
  */
 export function appendEvent(round: Round, event: RoundEvent): RoundEvent | null {
   if (event.type === 'stdout' || event.type === 'stderr') {
-    const room = OUTPUT_CAP - round.outputChars;
-    if (room <= 0) return noteTruncated(round, event.block, 'output', OUTPUT_CAP);
+    const room = Math.max(0, OUTPUT_CAP - round.outputChars);
     const text = event.text.length > room ? event.text.slice(0, room) : event.text;
-    round.outputChars += text.length;
-    const last = round.events.at(-1);
-    if (last && last.type === event.type && last.block === event.block) last.text += text;
-    else round.events.push({ ...event, text });
-    if (text.length < event.text.length) noteTruncated(round, event.block, 'output', OUTPUT_CAP);
-    return { ...event, text };
+    if (text) {
+      round.outputChars += text.length;
+      const last = round.events.at(-1);
+      if (last && last.type === event.type && last.block === event.block) last.text += text;
+      else round.events.push({ ...event, text });
+    }
+    if (text.length === event.text.length) return { ...event, text };
+    return overflow(round, event.block, text ? event.text.slice(text.length) : event.text);
   }
   if (event.type === 'display' || event.type === 'result') {
     const size = bundleChars(event.bundle);
@@ -66,4 +89,26 @@ export function appendEvent(round: Round, event: RoundEvent): RoundEvent | null 
   }
   round.events.push(event);
   return event;
+}
+
+/**
+ * The whole stdout and stderr of a round in arrival order, for the download offered
+ * when the shown output was cut. Kept in memory while the round runs, up to
+ * FULL_OUTPUT_CAP characters.
+ */
+export class OutputTranscript {
+  private chunks: string[] = [];
+  private chars = 0;
+
+  add(text: string): void {
+    const room = FULL_OUTPUT_CAP - this.chars;
+    if (room <= 0) return;
+    const kept = text.length > room ? text.slice(0, room) : text;
+    this.chunks.push(kept);
+    this.chars += kept.length;
+  }
+
+  blob(): Blob {
+    return new Blob(this.chunks, { type: 'text/plain;charset=utf-8' });
+  }
 }

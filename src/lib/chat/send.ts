@@ -1,7 +1,7 @@
 import type { SessionManager } from '../sessions/manager';
 import { insertRound, putRound } from '../storage/rounds';
 import { splitMessage } from './blocks';
-import { appendEvent, newRound } from './round';
+import { appendEvent, newRound, OutputTranscript } from './round';
 import type { Attachment, Round, RoundEvent, RoundState } from './types';
 
 /** The part of the session engine a message needs. */
@@ -36,7 +36,9 @@ export async function sendMessage(
 ): Promise<Round> {
   const t0 = performance.now();
   const round = await insertRound(engine.db, sessionId, (seq) => newRound(sessionId, seq, message, files.map((f) => f.name)));
+  const transcript = new OutputTranscript();
   const emit = (event: RoundEvent) => {
+    if (event.type === 'stdout' || event.type === 'stderr') transcript.add(event.text);
     const recorded = appendEvent(round, event);
     if (recorded) onEvent?.(recorded, round);
   };
@@ -75,6 +77,8 @@ export async function sendMessage(
 
   round.state = state;
   round.durationMs = performance.now() - t0;
+  // Stored with the round (IndexedDB keeps Blobs), so the download survives a reload.
+  if (round.events.some((e) => e.type === 'truncated' && e.what === 'output')) round.fullOutput = transcript.blob();
   emit({ type: 'round_end', durationMs: round.durationMs, state });
   try {
     await putRound(engine.db, round);

@@ -23,8 +23,12 @@ export type RoundEvent =
       notPersisted: { name: string; reason: string }[];
       commitError?: string;
     }
-  /** Output beyond the per-round cap was dropped; emitted once per kind. */
-  | { type: 'truncated'; block: number; what: 'output' | 'rich'; limit: number }
+  /**
+   * Output beyond the per-round cap was not shown; one per kind, updated as more comes.
+   * For stream output, `total` counts all of its characters and `tail` keeps its end
+   * (rounds stored before these fields existed lack them).
+   */
+  | { type: 'truncated'; block: number; what: 'output' | 'rich'; limit: number; total?: number; tail?: string }
   /** The message could not run at all, or the run broke outside Python (e.g. a bad attachment). */
   | { type: 'round_error'; message: string }
   | { type: 'round_end'; durationMs: number; state: RoundState };
@@ -47,6 +51,8 @@ export type Round = {
   /** Characters of stdout/stderr and of rich output kept so far; the caps apply to these. */
   outputChars: number;
   richChars: number;
+  /** All of the round's stdout and stderr, kept when the shown output was cut. */
+  fullOutput?: Blob;
 };
 
 /** A file attached to a message. */
