@@ -189,3 +189,50 @@ test('a million printed lines: the page stays usable, the output is cut with a n
   await expect(out).toContainText('Done in', FIRST_RUN);
   await check();
 });
+
+test('markup in a file name Python wrote and in a session variable shows as text and runs nothing', async ({ page }) => {
+  await openApp(page);
+  const name = '<img src=x onerror=window.__pwned=1>.txt';
+  const sessionVars = page.getByRole('region', { name: 'Session variables', exact: true });
+  const markup = '<script>window.__pwned=2</script><img src=x onerror="window.__pwned=3">';
+  await sessionVars.getByRole('textbox', { name: 'Name' }).fill('html');
+  await sessionVars.getByRole('textbox', { name: 'Value' }).fill(markup);
+  await sessionVars.getByRole('button', { name: 'Add variable' }).click();
+  await expect(sessionVars.getByRole('list')).toContainText(`= ${markup}`);
+
+  await send(page, `for name in [${JSON.stringify(name)}, 'page.html']:\n    open(name, 'w').write(get_session_var('html'))`);
+  await expect(reply(page, 1)).toContainText(`Files written: ${name}, page.html`, FIRST_RUN);
+  const files = page.getByRole('region', { name: 'Files', exact: true });
+  await expect(files.getByRole('button', { name: `Preview ${name}` })).toHaveText(name);
+  // An HTML file is previewed as its source, never rendered.
+  await files.getByRole('button', { name: 'Preview page.html' }).click();
+  await expect(page.getByRole('region', { name: 'Contents of page.html' })).toHaveText(markup);
+  await files.getByRole('button', { name: `Rename ${name}` }).click();
+  await expect(page.getByRole('dialog', { name: 'Rename file' })).toContainText(`New name for ${name}`);
+  await page.getByRole('dialog', { name: 'Rename file' }).getByRole('button', { name: 'Cancel' }).click();
+
+  // No element was made from the markup anywhere on the page.
+  await expect(page.locator('img[src="x"], script:not([src])')).toHaveCount(0);
+  await page.waitForTimeout(300);
+  expect(await pwned(page)).toBeUndefined();
+});
+
+test('Settings shows storage used against the quota and whether storage is persistent, and can ask for it', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const storage = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Storage in this browser' });
+  const estimate = await page.evaluate(() => navigator.storage.estimate());
+  expect(estimate.quota).toBeGreaterThan(0);
+  await expect(storage).toContainText(/used of [\d.]+ [KMG]B available to PyTabs \([\d.]+%\)/);
+  await expect(storage.getByRole('meter')).toHaveAttribute('max', String(estimate.quota));
+
+  const persisted = await page.evaluate(() => navigator.storage.persisted());
+  await expect(storage).toContainText(persisted ? 'Persistent storage: granted' : 'Persistent storage: not granted');
+  if (!persisted) {
+    await storage.getByRole('button', { name: 'Request persistent storage' }).click();
+    // The browser decides; the dialog reports what it decided.
+    await expect(page.getByRole('status')).toContainText(/Persistent storage granted|declined persistent storage/);
+    const now = await page.evaluate(() => navigator.storage.persisted());
+    await expect(storage).toContainText(now ? 'Persistent storage: granted' : 'Persistent storage: not granted');
+  }
+});
