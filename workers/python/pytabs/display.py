@@ -95,8 +95,12 @@ def show_figures(display: Callable[[object], None]) -> None:
     pyplot = sys.modules.get('matplotlib.pyplot')
     if pyplot is None:
         return
+    numbers = pyplot.get_fignums()
+    # close('all') runs the garbage collector: not worth it after a run that drew nothing.
+    if not numbers:
+        return
     try:
-        for number in pyplot.get_fignums():
+        for number in numbers:
             display(pyplot.figure(number))
     finally:
         pyplot.close('all')
