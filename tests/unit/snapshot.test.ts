@@ -88,6 +88,11 @@ describe('memory snapshot', () => {
     expect(stale.snapshot).toBe('none');
   });
 
+  it('takes an HTML fallback page for a missing snapshot, not for a broken one', async () => {
+    vi.stubGlobal('fetch', async () => new Response('<!doctype html>', { headers: { 'Content-Type': 'text/html' } }));
+    expect((await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES)).snapshot).toBe('none');
+  });
+
   it('gives every session its own random numbers', async () => {
     serveFiles({ [snapshotPath]: snapshot });
     const draws = [];

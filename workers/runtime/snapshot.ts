@@ -66,7 +66,8 @@ export interface LoadedPyodide {
 
 async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
   const response = await fetch(url);
-  if (!response.ok) return null;
+  // A server without the file may answer with its HTML fallback page instead of a 404.
+  if (!response.ok || response.headers.get('Content-Type')?.startsWith('text/html')) return null;
   return new Uint8Array(await response.arrayBuffer());
 }
 
