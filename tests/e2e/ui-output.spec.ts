@@ -1,4 +1,5 @@
 import { test, expect, type Locator, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { readFile } from 'node:fs/promises';
 import * as XLSX from 'xlsx';
 import { openApp } from './app';
@@ -166,6 +167,9 @@ test('a million printed lines: the page stays usable, the output is cut with a n
   await expect(out).toContainText('Done in', { timeout: 120_000 });
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(reply(page, 2)).toContainText('still here');
+  // Long output scrolls inside its reply; keyboard users must be able to scroll it too.
+  const axe = await new AxeBuilder({ page }).include('[aria-label="Conversation"]').analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
   // 0..999999, one per line: 6,888,890 bytes.
   const expected = Array.from({ length: 1_000_000 }, (_, i) => `${i}\n`).join('');
