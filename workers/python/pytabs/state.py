@@ -277,7 +277,16 @@ class VariableState:
             if name in load_failures:
                 failed.append({'name': name, 'reason': load_failures[name]})
                 return None, False
-            record, _ = self._assess(name, self._namespace[name], None)
+            value = self._namespace[name]
+            stored_hash = meta.get('hash')
+            if stored_hash:
+                # The value is what that pickle made, so storage's digest and size describe it:
+                # pickling it again here would cost a big session's start as much as its commit.
+                # Were a pickle not byte-stable, the next snapshot would only store it once more.
+                anchor = value if _is_deeply_immutable(value) else _NOTHING
+                size = int(meta.get('sizeBytes') or 0)
+                return _Record('pickle', type_name(value), size, persisted=True, hash=str(stored_hash), anchor=anchor), True
+            record, _ = self._assess(name, value, None)
             return replace(record, persisted=record.kind == 'pickle'), True
         if kind == 'replay':
             replayed = self._replayed.get(name)
