@@ -92,6 +92,8 @@ export class SessionManager {
   static async open(options: ManagerOptions = {}): Promise<SessionManager> {
     const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
     const manager = new SessionManager(db, options);
+    // A session's worker starts soon after the app opens and waits for the snapshot: fetch it now.
+    void pageSnapshot(manager.indexURL);
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
     // Without it the browser may evict people's work under storage pressure; it may decline.
