@@ -3,6 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { splitMessage } from '../../src/lib/chat/blocks';
 import { appendEvent, FULL_OUTPUT_CAP, newRound, OUTPUT_CAP, OUTPUT_TAIL, OutputTranscript, RICH_CAP } from '../../src/lib/chat/round';
 import * as XLSX from 'xlsx';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { parseCsv, previewFile } from '../../src/lib/chat/preview';
 import { insertRound, listRounds, putRound } from '../../src/lib/storage/rounds';
 import { openDb } from '../../src/lib/storage/db';
@@ -157,6 +158,17 @@ describe('file previews', () => {
     expect(preview.sheets[0].rows).toEqual([['fruit', 'count', 'picked'], ['apple', '3', '2024-05-01'], ['pear', '', '']]);
     const big = preview.sheets[1];
     expect([big.rows.length, big.rows[0].length, big.totalRows, big.totalColumns]).toEqual([200, 50, 300, 60]);
+  });
+
+  it('believes the cells, not the size a hostile sheet claims', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['a', 'b'], [1, 2]]), 'Huge');
+    const files = unzipSync(new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer));
+    const xml = strFromU8(files['xl/worksheets/sheet1.xml']);
+    files['xl/worksheets/sheet1.xml'] = strToU8(xml.replace(/<dimension ref="[^"]*"/, '<dimension ref="A1:XFD1048576"'));
+    const preview = await previewFile('huge.xlsx', zipSync(files));
+    if (preview.kind !== 'sheets') throw new Error(`expected sheets, got ${preview.kind}`);
+    expect(preview.sheets[0]).toEqual({ name: 'Huge', rows: [['a', 'b'], ['1', '2']], totalRows: 2, totalColumns: 2 });
   });
 
   it('says a broken workbook could not be read', async () => {

@@ -38,16 +38,17 @@ export async function previewWorkbook(data: Uint8Array, maxRows: number): Promis
       const sheet = workbook.Sheets[name];
       const ref = sheet?.['!ref'];
       if (!ref) return { name, rows: [], totalRows: 0, totalColumns: 0 };
-      // With sheetRows, !fullref keeps the sheet's real size and !ref the part that was read.
+      // With sheetRows, !ref spans the cells read and !fullref the size the sheet's header claims.
+      const read = XLSX.utils.decode_range(ref);
       const full = XLSX.utils.decode_range(sheet['!fullref'] ?? ref);
-      const range = XLSX.utils.decode_range(ref);
-      range.e.c = Math.min(range.e.c, range.s.c + PREVIEW_COLUMNS - 1);
+      const range = { s: read.s, e: { r: read.e.r, c: Math.min(read.e.c, read.s.c + PREVIEW_COLUMNS - 1) } };
       const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, range, raw: false, defval: '', blankrows: true });
       return {
         name,
         rows: rows.map((row) => row.map((cell) => String(cell ?? ''))),
-        totalRows: full.e.r - full.s.r + 1,
-        totalColumns: full.e.c - full.s.c + 1,
+        // The claim can be a lie (a hostile file says a million rows): it counts only when the rows read ran out.
+        totalRows: rows.length < maxRows ? rows.length : full.e.r - full.s.r + 1,
+        totalColumns: read.e.c - read.s.c + 1,
       };
     });
     if (!sheets.length) return { kind: 'none', reason: 'This workbook has no sheets.' };
