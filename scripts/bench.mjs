@@ -7,7 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+// @playwright/test is the declared dependency; it re-exports the browser launcher.
+import { chromium } from '@playwright/test';
 import { rendererMemory } from './bench/memory.mjs';
 import { serve } from './bench/server.mjs';
 
