@@ -422,6 +422,34 @@ check('tabs kept in step', 'a second tab sees the session read-only, can take it
     .toContain('Made in tab two');
 }, 3);
 
+check('tabs kept in step', 'calls made at once in a tab that does not hold the session yet all claim it, also right after a reload', async ({ page, context }) => {
+  await openApp(page);
+  const other = await context.newPage();
+  await openApp(other);
+  const id = await newSession(other, 'Handed over', 'kept = 41');
+  await other.close();
+  // Three calls at once, none of which finds the lock held yet: none may call the session "elsewhere".
+  const results = await page.evaluate(async (id) => {
+    const api = window.pytabs!;
+    const outcomes = await Promise.allSettled([
+      api.writeFile(id, 'note.txt', new TextEncoder().encode('hello')),
+      api.setSessionVars(id, { who: 'this tab' }),
+      api.run(id, 'kept += 1').then((r) => r.status),
+    ]);
+    return outcomes.map((o) => (o.status === 'fulfilled' ? (o.value ?? 'ok') : (o.reason as Error).message));
+  }, id);
+  expect(results).toEqual(['ok', 'ok', 'ok']);
+  await page.reload();
+  await openApp(page, `/#/s/${id}`);
+  const afterReload = await page.evaluate(async (id) => {
+    const api = window.pytabs!;
+    const [a, b] = await Promise.all([api.run(id, 'kept'), api.run(id, 'kept * 2')]);
+    return [a.result?.['text/plain'], b.result?.['text/plain'], api.ownership(id)];
+  }, id);
+  expect(afterReload).toEqual(['42', '84', 'owned']);
+  await expectSaved(page, id, { kept: '42' });
+});
+
 check('tabs kept in step', 'in the UI a second tab shows the session read-only with a Take over button, and taking over flips the first', async ({ page, context }) => {
   await openApp(page);
   await expect(page.getByRole('tablist', { name: 'Sessions' })).toBeVisible();

@@ -1,6 +1,9 @@
 /** Whether this tab may run a session: one tab owns it at a time. */
 export type Ownership = 'owned' | 'elsewhere';
 
+const CLAIM_RETRIES = 4;
+const CLAIM_RETRY_MS = 250;
+
 export class SessionElsewhereError extends Error {
   constructor() {
     super('This session is open in another tab. Take it over to use it here; the other tab keeps everything it saved.');
@@ -16,6 +19,8 @@ export class SessionElsewhereError extends Error {
 export class SessionLocks {
   /** Resolvers that release each held lock, by session id. */
   private readonly held = new Map<string, () => void>();
+  /** Claims in flight, by session id: two calls in one page share one request, or the second would see the first's lock as another tab's. */
+  private readonly pending = new Map<string, Promise<Ownership>>();
 
   constructor(
     private readonly scope: string,
@@ -30,9 +35,24 @@ export class SessionLocks {
     return !globalThis.navigator?.locks || this.held.has(sessionId);
   }
 
-  /** Takes the session's lock if no other tab holds it. */
+  /**
+   * Takes the session's lock if no other tab holds it. A page that was just reloaded can
+   * still see its previous document's lock for a moment, so a refusal is asked again a few
+   * times (about a second in all) before the session counts as open elsewhere.
+   */
   claim(sessionId: string): Promise<Ownership> {
-    return this.acquire(sessionId, { ifAvailable: true });
+    const waiting = this.pending.get(sessionId);
+    if (waiting) return waiting;
+    const attempt = async (): Promise<Ownership> => {
+      for (let i = 0; ; i++) {
+        const result = await this.acquire(sessionId, { ifAvailable: true });
+        if (result === 'owned' || i >= CLAIM_RETRIES) return result;
+        await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
+      }
+    };
+    const claim = attempt().finally(() => this.pending.get(sessionId) === claim && this.pending.delete(sessionId));
+    this.pending.set(sessionId, claim);
+    return claim;
   }
 
   /** Takes the lock from whichever tab holds it. */
