@@ -3,6 +3,6 @@ export { SessionElsewhereError, type Ownership } from './sessions/ownership';
 export type { CleanupReport } from './sessions/cleanup';
 export type { Settings } from './storage/settings';
 export { DEFAULT_SETTINGS } from './storage/settings';
-export { validateWorkspacePath, InvalidPathError } from './paths';
+export { validateWorkspacePath, validateExistingPath, InvalidPathError } from './paths';
 export type { RunEvent, RunResult, RunError, MimeBundle, VariableInfo, WorkspaceEntry } from './worker-api';
 export * from './chat';

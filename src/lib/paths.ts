@@ -29,3 +29,19 @@ export function validateWorkspacePath(raw: string): string {
   }
   return parts.join('/');
 }
+
+/**
+ * Checks the name of a file that is already in the workspace (read, delete, rename from).
+ * Python may have written names that new names may not have (`<`, `?`, a backslash), so
+ * only what could leave the workspace is refused: the lookup is by exact key.
+ */
+export function validateExistingPath(raw: string): string {
+  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError('A file name cannot be empty.');
+  if (raw.includes('\u0000')) throw new InvalidPathError('A file name cannot contain a NUL character.');
+  if (raw.startsWith('/')) throw new InvalidPathError(`"${raw}" is an absolute path; use a name inside the workspace.`);
+  for (const part of raw.split('/')) {
+    if (part === '..') throw new InvalidPathError(`"${raw}" would leave the workspace ("..").`);
+    if (part === '' || part === '.') throw new InvalidPathError(`"${raw}" has an empty or "." path segment.`);
+  }
+  return raw;
+}

@@ -214,6 +214,13 @@ test('markup in a file name Python wrote and in a session variable shows as text
   await files.getByRole('button', { name: `Rename ${name}` }).click();
   await expect(page.getByRole('dialog', { name: 'Rename file' })).toContainText(`New name for ${name}`);
   await page.getByRole('dialog', { name: 'Rename file' }).getByRole('button', { name: 'Cancel' }).click();
+  // A name Python could write but a new file could not have is still a file: it opens and deletes.
+  await files.getByRole('button', { name: `Preview ${name}` }).click();
+  await expect(page.getByRole('region', { name: `Contents of ${name}` })).toHaveText(markup);
+  await files.getByRole('button', { name: `Delete ${name}` }).click();
+  await page.getByRole('dialog', { name: 'Delete file?' }).getByRole('button', { name: 'Delete file' }).click();
+  await expect(files.getByRole('button', { name: `Preview ${name}` })).toHaveCount(0);
+  await expect(files.getByRole('button', { name: 'Preview page.html' })).toBeVisible();
 
   // No element was made from the markup anywhere on the page.
   await expect(page.locator('img[src="x"], script:not([src])')).toHaveCount(0);

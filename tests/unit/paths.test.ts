@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { validateWorkspacePath, MAX_PATH_LENGTH } from '../../src/lib/paths';
+import { validateExistingPath, validateWorkspacePath, MAX_PATH_LENGTH } from '../../src/lib/paths';
 
 describe('validateWorkspacePath', () => {
   it('accepts plain and nested names', () => {
@@ -24,5 +24,25 @@ describe('validateWorkspacePath', () => {
     ['x'.repeat(5000), 'at most'],
   ])('rejects %j with a clear message', (name, message) => {
     expect(() => validateWorkspacePath(name)).toThrow(message);
+  });
+});
+
+describe('validateExistingPath', () => {
+  it('finds names Python may write that a new name may not have', () => {
+    for (const name of ['<img src=x onerror=alert(1)>.txt', 'what?.csv', 'a\\b.txt', 'tab\there', 'x'.repeat(300)]) {
+      expect(validateExistingPath(name)).toBe(name);
+      expect(() => validateWorkspacePath(name)).toThrow();
+    }
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['../x', 'leave the workspace'],
+    ['a/../../x', 'leave the workspace'],
+    ['/etc/passwd', 'absolute path'],
+    ['a\u0000b', 'NUL'],
+    ['a//b', 'empty or "."'],
+  ])('still refuses %j', (name, message) => {
+    expect(() => validateExistingPath(name)).toThrow(message);
   });
 });

@@ -4,7 +4,7 @@ import type { PyTabsDB } from '../../src/lib/storage/db';
 import { commitChange, type SessionChange } from '../../src/lib/storage/commit';
 import { readAllFiles } from '../../src/lib/storage/files';
 import { clearVariables, readRestoreState } from '../../src/lib/storage/variables';
-import { validateWorkspacePath } from '../../src/lib/paths';
+import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
 import type { Limits, RunEvent, RunResult, StartReport, VariableInfo } from '../../src/lib/worker-api';
 import { installRuntimeFiles } from './python-files';
 import { OutputStream } from './output';
@@ -225,14 +225,14 @@ export class WorkerSession {
   }
 
   async deleteFile(rawPath: string): Promise<void> {
-    const path = validateWorkspacePath(rawPath);
+    const path = validateExistingPath(rawPath);
     if (!this.known.has(path)) throw new Error(`No file named "${path}" in this session.`);
     this.pyodide.FS.unlink(`${WORKSPACE}/${path}`);
     await this.commitFiles({ delete: [path] });
   }
 
   async renameFile(rawFrom: string, rawTo: string): Promise<void> {
-    const from = validateWorkspacePath(rawFrom);
+    const from = validateExistingPath(rawFrom);
     const to = validateWorkspacePath(rawTo);
     if (!this.known.has(from)) throw new Error(`No file named "${from}" in this session.`);
     if (this.known.has(to)) throw new Error(`A file named "${to}" already exists.`);

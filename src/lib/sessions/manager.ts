@@ -4,7 +4,7 @@ import { listFileRecords, readFileData } from '../storage/files';
 import { deleteSessionData, getSession, listSessionRecords, newSessionRecord, putSession, updateSession } from '../storage/sessions';
 import { readSettings, writeSettings, type Settings } from '../storage/settings';
 import { clearVariables, listVariableRecords } from '../storage/variables';
-import { validateWorkspacePath } from '../paths';
+import { validateExistingPath, validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -260,7 +260,7 @@ export class SessionManager {
   }
 
   async readFile(sessionId: string, path: string): Promise<Uint8Array> {
-    const clean = validateWorkspacePath(path);
+    const clean = validateExistingPath(path);
     const data = await readFileData(this.db, sessionId, clean);
     if (!data) throw new Error(`No file named "${clean}" in this session.`);
     return data;
@@ -283,7 +283,7 @@ export class SessionManager {
   }
 
   async deleteFile(sessionId: string, path: string): Promise<void> {
-    const clean = validateWorkspacePath(path);
+    const clean = validateExistingPath(path);
     await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
     if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.deleteFile(clean)));
@@ -295,7 +295,7 @@ export class SessionManager {
   }
 
   async renameFile(sessionId: string, from: string, to: string): Promise<void> {
-    const src = validateWorkspacePath(from);
+    const src = validateExistingPath(from);
     const dest = validateWorkspacePath(to);
     await this.ensureOwned(sessionId);
     const host = this.hosts.get(sessionId);
