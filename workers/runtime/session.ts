@@ -123,11 +123,19 @@ export class WorkerSession {
 
   async run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult> {
     const t0 = performance.now();
-    const packageError = await this.packages?.loadFor(code, onEvent);
+    // Through Comlink, onEvent is a call on its own message port, while the result goes back
+    // on the worker's: the page could see the result before the last output. Each call
+    // returns a promise; waiting for the last one before returning keeps the order.
+    let delivered: unknown;
+    const forward = (event: RunEvent): void => {
+      delivered = onEvent(event);
+    };
+    const packageError = await this.packages?.loadFor(code, forward);
     if (packageError) {
+      await settled(delivered);
       return { status: 'error', error: packageError, durationMs: performance.now() - t0, filesChanged: [], filesDeleted: [], notPersisted: [] };
     }
-    this.sink = onEvent;
+    this.sink = forward;
     let py: PyRunResult;
     try {
       py = toPlain<PyRunResult>(await this.runtime.run(code, this.pyodide.toPy(sessionVars)));
@@ -141,6 +149,7 @@ export class WorkerSession {
       this.stderr.flush();
       this.sink = null;
     }
+    await settled(delivered);
     const result: RunResult = {
       status: py.status,
       durationMs: 0,
@@ -267,4 +276,13 @@ function describeCommitError(error: unknown): string {
   }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return `This run's changes were not saved (${text}); the previous state is intact and the next run tries again.`;
+}
+
+/** Waits for a value that may be a promise (an event delivered through Comlink); its failure is not the run's. */
+async function settled(value: unknown): Promise<void> {
+  try {
+    await value;
+  } catch {
+    // The page went away or its handler threw: the run's result still stands.
+  }
 }
