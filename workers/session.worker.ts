@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
-import type { SessionWorkerApi, StartOptions } from '../src/lib/worker-api';
+import { fetchStep, watchFetches } from '../src/lib/fetch-progress';
+import type { SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { readStoredSession, WorkerSession, type StoredSession } from './runtime/session';
@@ -15,9 +16,11 @@ function current(): WorkerSession {
 }
 
 const api: SessionWorkerApi = {
-  async start(options: StartOptions) {
+  async start(options: StartOptions, onProgress?: (progress: StartProgress) => void) {
     if (session) throw new Error('This worker already serves a session.');
     const t0 = performance.now();
+    // Through Comlink each call is a message; a page that went away must not fail the start.
+    const say = (progress: StartProgress) => void Promise.resolve(onProgress?.(progress)).catch(() => undefined);
     const index = packageIndex(options.indexURL, options.packageIndexURL);
     // Storage is read while Pyodide loads (IndexedDB works off this thread), so a big
     // session's pickles are in hand when Python is ready for them.
@@ -30,12 +33,23 @@ const api: SessionWorkerApi = {
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);
     }
-    const { pyodide, ...snapshot } = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, options.snapshot);
+    say({ text: options.snapshot ? 'Starting Python from the start snapshot' : 'Loading Python (pyodide.asm.js)' });
+    // This worker is the session's own, so its fetch can be watched: the downloads are
+    // Pyodide's wasm, standard library and lock file, and the snapshot if the page had none.
+    const unwatch = watchFetches((p) => say(fetchStep(p)));
+    let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
+    try {
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, options.snapshot);
+    } finally {
+      unwatch();
+    }
+    const { pyodide, ...snapshot } = loaded;
     const loadMs = performance.now() - t0;
+    if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
     const db = await dbReady;
     session = new WorkerSession(pyodide, db, sessionId, options.limits, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
-    return { ...(await session.start(stored)), loadMs, ...snapshot };
+    return { ...(await session.start(stored, say)), loadMs, ...snapshot };
   },
   run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
   writeFile: (path, data) => current().writeFile(path, data),

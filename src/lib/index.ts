@@ -4,5 +4,5 @@ export type { CleanupReport } from './sessions/cleanup';
 export type { Settings } from './storage/settings';
 export { DEFAULT_SETTINGS } from './storage/settings';
 export { validateWorkspacePath, validateExistingPath, InvalidPathError } from './paths';
-export type { RunEvent, RunResult, RunError, MimeBundle, VariableInfo, WorkspaceEntry } from './worker-api';
+export type { RunEvent, RunResult, RunError, MimeBundle, StartProgress, VariableInfo, WorkspaceEntry } from './worker-api';
 export * from './chat';

@@ -29,6 +29,15 @@ export interface StartOptions {
   snapshot?: { file: string; bytes: Uint8Array };
 }
 
+/** A step of a session's start, shown while it loads. */
+export interface StartProgress {
+  /** What is happening, in words: "Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB". */
+  text: string;
+  /** Bytes of the download under way so far, and its size when known. */
+  loaded?: number;
+  total?: number;
+}
+
 export interface StartReport {
   /** Variables restored from storage. */
   restored: string[];
@@ -91,7 +100,8 @@ export interface WorkspaceEntry {
 
 /** What the session worker exposes through Comlink. */
 export interface SessionWorkerApi {
-  start(options: StartOptions): Promise<StartReport>;
+  /** Starts Pyodide and restores the session, telling `onProgress` what it is doing. */
+  start(options: StartOptions, onProgress?: (progress: StartProgress) => void): Promise<StartReport>;
   run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;

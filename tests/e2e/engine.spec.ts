@@ -229,3 +229,40 @@ test('errors show the user traceback, stdout streams, and a stop keeps the sessi
   expect(out.stopped.error?.ename).toBe('KeyboardInterrupt');
   expect(out.after.result?.['text/plain']).toBe('(8, 14)');
 });
+
+test('a start reports what it fetches and restores, step by step, and nothing once it is done', async ({ page }) => {
+  await openApp(page);
+  const ids = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Progress');
+    const r = await api.run(s.id, 'import json\nkept = [1, 2]');
+    if (r.status !== 'ok') throw new Error(JSON.stringify(r.error));
+    const other = (await api.listSessions()).find((x) => x.id !== s.id)!;
+    return { id: s.id, other: other.id };
+  });
+  // The app opens the other session after the reload, so this one starts only when asked.
+  await page.reload();
+  await openApp(page, `/#/s/${ids.other}`);
+  const seen = await page.evaluate(async (id) => {
+    const api = window.pytabs!;
+    const steps: string[] = [];
+    let determinate = false;
+    const stop = api.subscribeProgress((sessionId, step) => {
+      if (sessionId !== id || !step) return;
+      steps.push(step.text);
+      if (step.total && step.loaded !== undefined && step.loaded <= step.total) determinate = true;
+    });
+    await api.startSession(id);
+    stop();
+    return { steps, determinate, after: api.startProgress(id) };
+  }, ids.id);
+  // Pyodide's own downloads are named as they come, with their sizes.
+  expect(seen.steps.some((t) => /^Fetch(ing|ed) pyodide\.asm\.wasm: [\d.]+ [KM]B/.test(t))).toBe(true);
+  expect(seen.steps.some((t) => /^Fetch(ing|ed) python_stdlib\.zip/.test(t))).toBe(true);
+  expect(seen.determinate).toBe(true);
+  expect(seen.steps).toContain("Reading this session's files and variables from storage");
+  expect(seen.steps).toContain('Restoring 1 variable and 1 import or definition');
+  const restoring = seen.steps.indexOf('Restoring 1 variable and 1 import or definition');
+  expect(restoring).toBe(seen.steps.length - 1);
+  expect(seen.after).toBeNull();
+});

@@ -280,3 +280,19 @@ test('files dropped on the Files panel are uploaded; dropped on the chat they ar
   await page.getByRole('dialog', { name: 'Delete file?' }).getByRole('button', { name: 'Delete file' }).click();
   await expect(region(page, 'Files').getByText('No files yet')).toBeVisible();
 });
+
+test('while Python loads on a slow network, the progress bar says which file is coming and how much has', async ({ page }) => {
+  // A first visit over a slow link (about 4 MB/s): the start snapshot alone takes seconds.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 4e6, uploadThroughput: -1 });
+  await page.goto('/');
+  const bar = page.getByRole('progressbar', { name: /^Starting this session's Python: Fetching snapshot-[0-9a-f]+\.bin: [\d.]+ [KM]B/ });
+  await expect(bar).toBeVisible({ timeout: 30_000 });
+  const first = Number(await bar.getAttribute('aria-valuenow'));
+  await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(first);
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(page.getByRole('progressbar')).toHaveCount(0, FIRST_RUN);
+  await send(page, '6 * 7');
+  await expect(reply(page, 1)).toContainText('42', FIRST_RUN);
+});

@@ -5,7 +5,7 @@ import { commitChange, type SessionChange } from '../../src/lib/storage/commit';
 import { readAllFiles } from '../../src/lib/storage/files';
 import { clearVariables, readRestoreState } from '../../src/lib/storage/variables';
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
-import type { Limits, RunEvent, RunResult, StartReport, VariableInfo } from '../../src/lib/worker-api';
+import type { Limits, RunEvent, RunResult, StartProgress, StartReport, VariableInfo } from '../../src/lib/worker-api';
 import { installRuntimeFiles } from './python-files';
 import { OutputStream } from './output';
 import type { PackageLoader } from './packages';
@@ -99,7 +99,7 @@ export class WorkerSession {
    * Loads the session's files into the workspace and restores its variables: from `stored`
    * when the worker read them while Pyodide was loading, else read now.
    */
-  async start(stored?: Promise<StoredSession>): Promise<Omit<StartReport, 'loadMs'>> {
+  async start(stored?: Promise<StoredSession>, say: (progress: StartProgress) => void = () => undefined): Promise<Omit<StartReport, 'loadMs'>> {
     const t0 = performance.now();
     const db = this.stateful;
     if (!db || !this.sessionId) return { restored: [], failed: [], restoreMs: 0 };
@@ -107,7 +107,10 @@ export class WorkerSession {
     for (const file of files) this.writeToFs(file.path, file.data);
     this.known = this.scan();
     // Replayed imports need their packages; one that fails to load shows up as a failed replay.
-    await this.packages?.loadFor(state.replay.map((r) => r.source).join('\n'), () => undefined);
+    await this.packages?.loadFor(state.replay.map((r) => r.source).join('\n'), (event) => {
+      if (event.type === 'status') say({ text: event.text });
+    });
+    if (state.replay.length || state.pickles.length) say({ text: restoringText(state.replay.length, state.pickles.length) });
     const pickles = new Map(state.pickles.map((p) => [p.name, p.data]));
     const variables = state.variables.map(({ sessionId: _, hash, ...meta }) => ({ ...meta, hash: hash ?? null }));
     const toPy = (v: unknown) => this.pyodide.toPy(v, { depth: 2 });
@@ -285,4 +288,12 @@ async function settled(value: unknown): Promise<void> {
   } catch {
     // The page went away or its handler threw: the run's result still stands.
   }
+}
+
+/** "Restoring 3 variables and 2 imports and definitions" */
+function restoringText(statements: number, values: number): string {
+  const parts: string[] = [];
+  if (values) parts.push(`${values} ${values === 1 ? 'variable' : 'variables'}`);
+  if (statements) parts.push(`${statements} ${statements === 1 ? 'import or definition' : 'imports and definitions'}`);
+  return `Restoring ${parts.join(' and ')}`;
 }

@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
-import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartReport } from '../worker-api';
+import { fetchStep, type FetchProgress } from '../fetch-progress';
+import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartProgress, StartReport } from '../worker-api';
 import type { PageSnapshot } from './snapshot-cache';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
@@ -13,8 +14,10 @@ export interface HostEnv {
   /** How long a stop waits for Python to honour an interrupt before the worker is terminated. */
   interruptGraceMs?: number;
   onState?: (state: HostState) => void;
-  /** The page's copy of the build's memory snapshot, handed to each worker it starts. */
-  snapshot?: () => Promise<PageSnapshot | undefined>;
+  /** What a start is doing while the session is 'starting'; null once it is done. */
+  onProgress?: (progress: StartProgress | null) => void;
+  /** The page's copy of the build's memory snapshot, handed to each worker it starts; `watch` hears its download. */
+  snapshot?: (watch: (progress: FetchProgress) => void) => Promise<PageSnapshot | undefined>;
 }
 
 /** Why a worker was ended under a pending call. */
@@ -64,6 +67,8 @@ export class SessionHost {
   private stopCause: 'stopped' | 'timeout' | null = null;
   lastUsed = 0;
   lastStart: StartReport | null = null;
+  /** The current start's latest step, while one is under way. */
+  progress: StartProgress | null = null;
 
   constructor(
     readonly sessionId: string | null,
@@ -76,7 +81,14 @@ export class SessionHost {
 
   private setState(state: HostState): void {
     this._state = state;
+    if (state !== 'starting') this.setProgress(null);
     this.env.onState?.(state);
+  }
+
+  private setProgress(progress: StartProgress | null): void {
+    if (progress && this._state !== 'starting') return;
+    this.progress = progress;
+    this.env.onProgress?.(progress);
   }
 
   /** Starts the worker if it is not running; resolves once the session is restored. */
@@ -97,18 +109,24 @@ export class SessionHost {
       event.preventDefault();
       if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
     });
+    this.live = live;
     this.setState('starting');
+    // Steps of this worker's start only: a later worker's start has its own.
+    const progress = (step: StartProgress) => void (this.live === live && this.setProgress(step));
     live.started = Promise.race([
-      Promise.resolve(this.env.snapshot?.()).then((snapshot) =>
-        api.start({
-          sessionId: this.sessionId,
-          indexURL: this.env.indexURL,
-          dbName: this.env.dbName,
-          limits: this.env.limits(),
-          interruptBuffer: interrupt,
-          packageIndexURL: this.env.packageIndexURL?.(),
-          snapshot,
-        }),
+      Promise.resolve(this.env.snapshot?.((download) => progress(fetchStep(download)))).then((snapshot) =>
+        api.start(
+          {
+            sessionId: this.sessionId,
+            indexURL: this.env.indexURL,
+            dbName: this.env.dbName,
+            limits: this.env.limits(),
+            interruptBuffer: interrupt,
+            packageIndexURL: this.env.packageIndexURL?.(),
+            snapshot,
+          },
+          Comlink.proxy(progress),
+        ),
       ),
       killed,
     ]).then(
@@ -127,7 +145,6 @@ export class SessionHost {
         throw error;
       },
     );
-    this.live = live;
     return live;
   }
 

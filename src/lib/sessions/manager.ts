@@ -5,7 +5,7 @@ import { deleteSessionData, getSession, listSessionRecords, newSessionRecord, pu
 import { readSettings, writeSettings, type Settings } from '../storage/settings';
 import { clearVariables, listVariableRecords } from '../storage/variables';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { RunEvent, RunResult, StartProgress, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostState } from './host';
@@ -69,6 +69,7 @@ export class SessionManager {
   /** Keeps at most `maxLiveWorkers` workers live; every use of a host goes through it. */
   private readonly pool = new WorkerPool(() => this.settings.maxLiveWorkers, () => this.hosts.values());
   private readonly listeners = new Set<() => void>();
+  private readonly progressListeners = new Set<(sessionId: string, progress: StartProgress | null) => void>();
   private readonly locks: SessionLocks;
   /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
   private channel: BroadcastChannel | null;
@@ -102,6 +103,20 @@ export class SessionManager {
   }
 
   /** Called after anything a panel shows may have changed. */
+  /**
+   * Hears each step of a session's start ("Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB"),
+   * and null when the start is over. Steps are this tab's own and are not broadcast.
+   */
+  subscribeProgress(listener: (sessionId: string, progress: StartProgress | null) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  /** The latest step of the session's start while it starts in this tab, else null. */
+  startProgress(sessionId: string): StartProgress | null {
+    return this.hosts.get(sessionId)?.progress ?? null;
+  }
+
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -154,7 +169,10 @@ export class SessionManager {
         packageIndexURL: () => this.packageIndexURL(),
         interruptGraceMs: this.options.interruptGraceMs,
         onState: () => this.changed(),
-        snapshot: () => pageSnapshot(this.indexURL),
+        onProgress: (progress) => {
+          for (const listener of this.progressListeners) listener(sessionId, progress);
+        },
+        snapshot: (watch) => pageSnapshot(this.indexURL, watch),
       });
       this.hosts.set(sessionId, host);
     }
@@ -235,7 +253,7 @@ export class SessionManager {
       indexURL: this.indexURL,
       limits: () => this.limits(),
       packageIndexURL: () => this.packageIndexURL(),
-      snapshot: () => pageSnapshot(this.indexURL),
+      snapshot: (watch) => pageSnapshot(this.indexURL, watch),
     });
     try {
       return await host.run(code, {}, onEvent);

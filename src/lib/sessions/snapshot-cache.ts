@@ -1,3 +1,5 @@
+import { countedResponse, type FetchProgress } from '../fetch-progress';
+
 /** The build's memory snapshot of a booted Pyodide (workers/runtime/snapshot.ts), as a page hands it to workers. */
 export interface PageSnapshot {
   /** Its file name beside the core; the worker checks it names the snapshot of its own runtime. */
@@ -5,29 +7,49 @@ export interface PageSnapshot {
   bytes: Uint8Array;
 }
 
+interface Download {
+  snapshot: Promise<PageSnapshot | undefined>;
+  /** The latest progress, and who wants to hear of the next, while the download runs. */
+  last: FetchProgress | null;
+  watchers: Set<(progress: FetchProgress) => void>;
+}
+
 // By core URL. Holds the build's snapshot, which has nothing of any session in it.
-const loaded = new Map<string, Promise<PageSnapshot | undefined>>();
+const downloads = new Map<string, Download>();
 
 /**
  * The snapshot, fetched once per page. Every worker the page starts gets a copy with its
  * start message, which costs a memory copy; a worker fetching it itself reads 31 MB from
  * the HTTP cache each time, several times slower. Undefined when the build has none (the
- * dev server) or it cannot be fetched: workers then look for it themselves.
+ * dev server) or it cannot be fetched: workers then look for it themselves. `watch` hears
+ * how the download goes while it is under way (a first start waits for it).
  */
-export function pageSnapshot(indexURL: string): Promise<PageSnapshot | undefined> {
-  let snapshot = loaded.get(indexURL);
-  if (!snapshot) {
-    snapshot = fetchSnapshot(indexURL).catch(() => undefined);
-    loaded.set(indexURL, snapshot);
+export function pageSnapshot(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<PageSnapshot | undefined> {
+  let download = downloads.get(indexURL);
+  if (!download) {
+    const started: Download = { snapshot: Promise.resolve(undefined), last: null, watchers: new Set() };
+    const report = (progress: FetchProgress) => {
+      started.last = progress;
+      for (const watcher of started.watchers) watcher(progress);
+    };
+    started.snapshot = fetchSnapshot(indexURL, report)
+      .catch(() => undefined)
+      .finally(() => started.watchers.clear());
+    downloads.set(indexURL, started);
+    download = started;
   }
-  return snapshot;
+  if (watch && !download.last?.done) {
+    download.watchers.add(watch);
+    if (download.last) watch(download.last);
+  }
+  return download.snapshot;
 }
 
-async function fetchSnapshot(indexURL: string): Promise<PageSnapshot | undefined> {
+async function fetchSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | undefined> {
   const manifest = await fetch(`${indexURL}snapshot.json`);
   if (!manifest.ok) return undefined;
   const { file } = (await manifest.json()) as { file: string };
   const response = await fetch(`${indexURL}${file}`);
   if (!response.ok) return undefined;
-  return { file, bytes: new Uint8Array(await response.arrayBuffer()) };
+  return { file, bytes: new Uint8Array(await countedResponse(response, file, report).arrayBuffer()) };
 }

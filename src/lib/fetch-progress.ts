@@ -1,0 +1,77 @@
+import { formatBytes } from './chat/format';
+import type { StartProgress } from './worker-api';
+
+/** How far one download has come, for a progress indicator that says what is being fetched. */
+export interface FetchProgress {
+  /** The file's name (the last part of its URL). */
+  file: string;
+  loaded: number;
+  /** Its size, when the server said and the body was not re-encoded on the way; else null. */
+  total: number | null;
+  done: boolean;
+}
+
+/** Reports at most this often per download, plus its end. */
+const REPORT_MS = 100;
+
+export function fileNameOf(url: string): string {
+  const path = new URL(url, globalThis.location?.href).pathname;
+  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || url;
+}
+
+/**
+ * The same response, its body counted as it streams through. Status and headers are kept
+ * (WebAssembly.instantiateStreaming needs the Content-Type); the URL is not, which nothing
+ * that reads these responses uses.
+ */
+export function countedResponse(response: Response, file: string, report: (progress: FetchProgress) => void): Response {
+  if (!response.body) return response;
+  const declared = Number(response.headers.get('Content-Length'));
+  let total = declared > 0 ? declared : null;
+  let loaded = 0;
+  let lastReport = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      loaded += chunk.byteLength;
+      // A compressed transfer declares the compressed size; the body arrives decoded.
+      if (total !== null && loaded > total) total = null;
+      const now = Date.now();
+      if (now - lastReport >= REPORT_MS) {
+        lastReport = now;
+        report({ file, loaded, total, done: false });
+      }
+      controller.enqueue(chunk);
+    },
+    flush() {
+      report({ file, loaded, total: loaded, done: true });
+    },
+  });
+  report({ file, loaded: 0, total, done: false });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/**
+ * Counts every download `fetch` makes until the returned function is called. Used in a
+ * session's own worker while Pyodide loads, where fetch is that worker's alone.
+ */
+export function watchFetches(report: (progress: FetchProgress) => void): () => void {
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const response = await original(input, init);
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    return response.ok ? countedResponse(response, fileNameOf(url), report) : response;
+  };
+  return () => {
+    globalThis.fetch = original;
+  };
+}
+
+/** A download as a start step: "Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB". */
+export function fetchStep({ file, loaded, total, done }: FetchProgress): StartProgress {
+  const amount = total ? `${formatBytes(loaded)} of ${formatBytes(total)}` : formatBytes(loaded);
+  return { text: `${done ? 'Fetched' : 'Fetching'} ${file}: ${amount}`, loaded, ...(total ? { total } : {}) };
+}
