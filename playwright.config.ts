@@ -1,24 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-
-/** Debian's Chromium: Playwright cannot download its own browser here. */
-function chromiumPath(): string {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('Chromium not found: install it (apt-get install -y chromium) or set CHROMIUM_PATH.');
-  }
-}
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { CHROMIUM_ARGS, chromiumPath } from './scripts/chromium.mjs';
 
 const launchOptions = { executablePath: chromiumPath(), args: CHROMIUM_ARGS };
 // Overridable so that two test runs on one machine do not share a server.

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @playwright/test is the declared dependency; it re-exports the browser launcher.
 import { chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { rendererMemory } from './bench/memory.mjs';
 import { serve } from './bench/server.mjs';
 
@@ -18,15 +19,8 @@ const QUICK = args.has('--quick');
 /** Repetitions of every measurement; the table shows medians. */
 const REPS = QUICK ? 2 : 5;
 const ROUND_TRIPS = QUICK ? 15 : 40;
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--enable-blink-features=ForceEagerMeasureMemory',
-];
+// Measuring memory needs the eager measurement that measureUserAgentSpecificMemory otherwise delays.
+const BENCH_ARGS = [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'];
 // Its own build: others' builds into dist/ (tests, previews) must not change the app under measurement.
 const OUT_DIR = path.join(tmpdir(), 'pytabs-bench-dist');
 const MB = 1024 * 1024;
@@ -40,16 +34,12 @@ const median = (xs) => {
 };
 const log = (...a) => console.error('[bench]', ...a);
 
-function chromiumPath() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-}
 
 /**
  * Defined in every page: calls `fn` again while the app says the session is open in another
- * tab. Right after a reload the page it replaced may still hold the session's Web Lock, and
- * two claims racing in one page (the app's own start and ours) can see each other's lock.
- * The wait counts in the measured time, as a user would wait.
+ * tab. Right after a reload the page it replaced may still hold the session's Web Lock; the
+ * app itself asks again for about a second, and this covers a slower release on a loaded
+ * machine. The wait counts in the measured time, as a user would wait.
  */
 function defineRetry() {
   window.untilOwned = async (fn) => {
@@ -253,7 +243,7 @@ async function main() {
   const server = await serve(OUT_DIR);
   const executablePath = chromiumPath();
   // Launched as a server so its process id is known: M1 reads the memory of its renderers.
-  const browserServer = await chromium.launchServer({ executablePath, args: CHROMIUM_ARGS });
+  const browserServer = await chromium.launchServer({ executablePath, args: BENCH_ARGS });
   const browser = await chromium.connect(browserServer.wsEndpoint());
   browser.pid = browserServer.process().pid;
   const version = browser.version();
