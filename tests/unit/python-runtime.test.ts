@@ -123,6 +123,25 @@ class Session {
 }
 
 /** What the worker keeps in IndexedDB for a session: replay sources and the variables of each snapshot. */
+/** Counts the digests the state module makes from now on, until stop() puts hashlib back. */
+function countDigests(s: Session): (() => number) & { stop: () => void } {
+  const globals = s.pyodide.toPy({});
+  s.pyodide.runPython(
+    [
+      'import hashlib, pytabs.state as state',
+      'class Counting:',
+      '    calls = 0',
+      '    def blake2b(self, *args, **kwargs):',
+      '        Counting.calls += 1',
+      '        return hashlib.blake2b(*args, **kwargs)',
+      'state.hashlib = Counting()',
+    ].join('\n'),
+    { globals },
+  );
+  const count = () => s.pyodide.runPython('Counting.calls', { globals }) as number;
+  return Object.assign(count, { stop: () => void s.pyodide.runPython('state.hashlib = hashlib', { globals }) });
+}
+
 class StoredSession {
   readonly replay: string[] = [];
   readonly variables = new Map<string, Entry>();
@@ -527,6 +546,37 @@ if True:
     expect(s.snapshot(100 * MB, 1000 * MB).put).toEqual([]);
   });
 
+  it('tells whether a large value changed by comparing its pickle with the kept one, without hashing it again', async () => {
+    fresh();
+    await s.ok('big = bytearray(2_000_000)\nrows = [[i, str(i)] for i in range(20_000)]');
+    const first = s.snapshot();
+    expect(s.names(first)).toEqual(['big', 'rows']);
+    const bigHash = entry(first, 'big').hash;
+    const digests = countDigests(s);
+    try {
+      await s.ok('pass');
+      expect(s.snapshot()).toEqual({ put: [], delete: [] });
+      expect(digests()).toBe(0);
+      // One byte at the very end, and one string deep inside: both are changes.
+      await s.ok('big[1_999_999] = 1\nrows[-1][1] = "changed"');
+      const changed = s.snapshot();
+      expect(s.names(changed)).toEqual(['big', 'rows']);
+      expect(entry(changed, 'big').hash).not.toBe(bigHash);
+      expect(entry(changed, 'rows').hash).not.toBe(entry(first, 'rows').hash);
+      expect(digests()).toBe(2);
+      // Put back as it first was, it is a change again, and its digest is the first one.
+      await s.ok('big[1_999_999] = 0');
+      expect(entry(s.snapshot(), 'big').hash).toBe(bigHash);
+      // A failed commit keeps the old pickle as the reference: the retry still reports the change.
+      await s.ok('big[0] = 7');
+      expect(s.names(s.proposeSnapshot())).toEqual(['big']);
+      expect(s.names(s.snapshot())).toEqual(['big']);
+      expect(s.snapshot()).toEqual({ put: [], delete: [] });
+    } finally {
+      digests.stop();
+    }
+  });
+
   it('forgets everything on clear', async () => {
     fresh();
     await s.ok('x = 1\nimport json\ndef f(): pass');
@@ -570,6 +620,24 @@ describe('restoring into a fresh interpreter', () => {
     expect((await s.run('square')).error?.ename).toBe('NameError');
     // Storage and bookkeeping agree: only the unkept lambda's stale entry goes.
     expect(s.snapshot()).toEqual({ put: [], delete: ['square'] });
+  }, 3 * LOAD_TIMEOUT);
+
+  it('keeps a large restored pickle as the reference: unchanged costs no digest, a change in place is seen', async () => {
+    const stored = await storedFrom(['big = bytearray(1_000_000)\nbig[5] = 5']);
+    const s = await Session.open();
+    expect(s.restore(stored).restored).toEqual(['big']);
+    const digests = countDigests(s);
+    try {
+      await s.ok('pass');
+      expect(s.snapshot()).toEqual({ put: [], delete: [] });
+      expect(digests()).toBe(0);
+      await s.ok('big[999_999] = 9');
+      const after = s.snapshot();
+      expect(s.names(after)).toEqual(['big']);
+      expect(entry(after, 'big').hash).not.toBe(stored.variables.get('big')?.hash);
+    } finally {
+      digests.stop();
+    }
   }, 3 * LOAD_TIMEOUT);
 
   it('reports a corrupt pickle and a failing replay, and restores the rest', async () => {

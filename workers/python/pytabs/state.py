@@ -58,6 +58,11 @@ _NOTHING: Any = object()
 _ATOMIC_TYPES = frozenset({bytes, str, int, float, complex, bool, type(None)})
 # Checking a tuple deeper than this costs more than re-pickling it saves.
 _IMMUTABLE_CHECK_BUDGET = 10_000
+# Pickles from this size on are kept with their record: comparing a new pickle with the kept
+# one is exact and runs at memory speed, where hashing 50 MB takes ~70 ms in wasm. The heap
+# already grew to hold each run's fresh pickle (wasm memory never shrinks), so keeping the
+# last one costs little more than the peak every run already reaches.
+_KEEP_PICKLE_BYTES = 64 * 1024
 
 _REPLAY_REASONS: dict[How, str] = {
     'import': 'restored by re-running its import',
@@ -96,6 +101,8 @@ class _Record:
     anchor: Any = _NOTHING
     # Functions and classes of __main__ the pickle refers to by name.
     main_refs: frozenset[str] = field(default_factory=frozenset)
+    # The pickle itself, for large ones (_KEEP_PICKLE_BYTES): the next change test compares bytes.
+    pickled: bytes | None = field(default=None, repr=False)
 
     def same_as(self, other: _Record) -> bool:
         """Whether storage already holds what this record says."""
@@ -214,13 +221,19 @@ class VariableState:
                 'def and class statements of runs without errors are replayed'
             )
             return _Record('none', type_name(value), len(data), reason=reason, anchor=value), None
+        if previous is not None and previous.pickled is not None and previous.pickled == data:
+            # Byte for byte the pickle storage holds: its digest still names it.
+            digest = previous.hash
+        else:
+            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         record = _Record(
             'pickle',
             type_name(value),
             len(data),
-            hash=hashlib.blake2b(data, digest_size=16).hexdigest(),
+            hash=digest,
             anchor=value if _is_deeply_immutable(value) else _NOTHING,
             main_refs=main_refs,
+            pickled=data if len(data) >= _KEEP_PICKLE_BYTES else None,
         )
         return record, data
 
@@ -236,21 +249,22 @@ class VariableState:
         metas = {str(meta['name']): meta for meta in variables}
         wanted = sorted(name for name, meta in metas.items() if meta.get('kind') == 'pickle')
         replay_failures = self._replay(sources, 0)
-        load_failures = self._load(wanted, pickles)
+        loaded: dict[str, bytes] = {}
+        load_failures = self._load(wanted, pickles, loaded)
         if replay_failures:
             # A definition may need a restored variable (a default value, a base
             # class): try the failed statements and those after them once more.
             start = replay_failures[0][0]
             rebound = {name for source in sources[start:] for name in _static_names(source)}
             replay_failures = self._replay(sources, start)
-            load_failures = self._load(sorted(set(load_failures) | (rebound & set(wanted))), pickles)
+            load_failures = self._load(sorted(set(load_failures) | (rebound & set(wanted))), pickles, loaded)
 
         failed: list[Failure] = [{'name': names, 'reason': reason} for _, names, reason in replay_failures]
         unreplayed = {name.strip() for _, names, _ in replay_failures for name in names.split(',')}
         restored: list[str] = []
         self._records = {}
         for name, meta in sorted(metas.items()):
-            record, back = self._restored_record(name, meta, load_failures, unreplayed, failed)
+            record, back = self._restored_record(name, meta, load_failures, unreplayed, failed, loaded.get(name))
             if record is not None:
                 self._records[name] = record
             if back:
@@ -270,6 +284,7 @@ class VariableState:
         load_failures: Mapping[str, str],
         unreplayed: set[str],
         failed: list[Failure],
+        data: bytes | None,
     ) -> tuple[_Record | None, bool]:
         """The record for one stored variable after a restore (None: storage keeps it as it is), and whether it is back."""
         kind = meta.get('kind')
@@ -285,7 +300,9 @@ class VariableState:
                 # Were a pickle not byte-stable, the next snapshot would only store it once more.
                 anchor = value if _is_deeply_immutable(value) else _NOTHING
                 size = int(meta.get('sizeBytes') or 0)
-                return _Record('pickle', type_name(value), size, persisted=True, hash=str(stored_hash), anchor=anchor), True
+                kept = data if data is not None and len(data) >= _KEEP_PICKLE_BYTES else None
+                record = _Record('pickle', type_name(value), size, persisted=True, hash=str(stored_hash), anchor=anchor, pickled=kept)
+                return record, True
             record, _ = self._assess(name, value, None)
             return replace(record, persisted=record.kind == 'pickle'), True
         if kind == 'replay':
@@ -316,18 +333,26 @@ class VariableState:
                 self.note_replayed(replay_statements(tree))
         return failures
 
-    def _load(self, names: list[str], pickles: Mapping[str, Any]) -> dict[str, str]:
-        """Unpickles each named variable into the namespace; returns name → reason for each that failed."""
+    def _load(self, names: list[str], pickles: Mapping[str, Any], loaded: dict[str, bytes]) -> dict[str, str]:
+        """Unpickles each named variable into the namespace; returns name → reason for each that failed.
+
+        The bytes of each pickle that loaded go into ``loaded``, as storage holds them.
+        """
         failures: dict[str, str] = {}
         for name in names:
             data = pickles.get(name)
             if data is None:
                 failures[name] = 'its stored pickle is missing'
                 continue
+            buffer = _as_buffer(data)
             try:
-                self._namespace[name] = pickle.loads(_as_buffer(data))
+                self._namespace[name] = pickle.loads(buffer)
             except Exception as exc:
                 failures[name] = f'its stored pickle could not be loaded: {type(exc).__name__}: {exc}'
+            else:
+                if len(buffer) >= _KEEP_PICKLE_BYTES:
+                    # A copy out of the JS array: a memcpy, cheaper than hashing it on the next run.
+                    loaded[name] = buffer if isinstance(buffer, bytes) else bytes(buffer)
         return failures
 
     def clear(self) -> None:
