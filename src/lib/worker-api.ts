@@ -102,7 +102,7 @@ export interface WorkspaceEntry {
 export interface SessionWorkerApi {
   /** Starts Pyodide and restores the session, telling `onProgress` what it is doing. */
   start(options: StartOptions, onProgress?: (progress: StartProgress) => void): Promise<StartReport>;
-  run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult>;
+  run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>): Promise<RunResult>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;

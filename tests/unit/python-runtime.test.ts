@@ -51,7 +51,7 @@ class Session {
 
   private constructor(
     readonly pyodide: PyodideInterface,
-    private readonly rt: PyProxy & Record<string, (...args: unknown[]) => unknown>,
+    readonly rt: PyProxy & Record<string, (...args: unknown[]) => unknown>,
   ) {}
 
   static async open(sessionId = 's', workspace = '/home/pyodide/workspace'): Promise<Session> {
@@ -234,6 +234,18 @@ display(Rich(), Bundled(), Rich)`);
     expect(wide.length).toBeLessThan(100_200);
     expect(wide.startsWith('[0, 1, 2, 3')).toBe(true);
     await s.ok('del big');
+  });
+
+  it('runs a cell without await in one step, with the same outcome as through the event loop', async () => {
+    const now = (code: string) => plain<RunOutcome>(s.rt.run_now(code, s.pyodide.toPy({})) as PyProxy);
+    const direct = now("stepped = [1, 2]\nprint('out')\nsum(stepped)");
+    expect(direct).toEqual(await s.run('sum(stepped)'));
+    expect(direct.result?.['text/plain']).toBe('3');
+    const failed = now('1 / 0');
+    expect(failed.error?.ename).toBe('ZeroDivisionError');
+    expect(failed.error?.traceback).toContain('1 / 0');
+    // A cell that suspends is not for run_now; the worker sends those to run().
+    expect(() => now('import asyncio\nawait asyncio.sleep(0.01)')).toThrow('use run()');
   });
 
   it('supports top-level await', async () => {

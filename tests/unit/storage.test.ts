@@ -27,7 +27,7 @@ function variable(name: string, size: number, kind: 'pickle' | 'replay' | 'none'
 describe('commitChange', () => {
   it('writes files, variables and replay in one go and keeps the counters true', async () => {
     await commitChange(db, 'a', {
-      executed: true,
+      executions: 1,
       now: 5000,
       files: { put: [{ path: 'data.csv', data: bytes('x\n1\n'), modifiedAt: 4000 }] },
       variables: { put: [{ ...variable('x', 10), pickle: new Uint8Array(10) }, variable('f', 100, 'replay')] },
@@ -65,13 +65,13 @@ describe('commitChange', () => {
   it('leaves the previous commit intact when a write fails', async () => {
     await commitChange(db, 'a', { variables: { put: [{ ...variable('x', 3), pickle: new Uint8Array([1, 2, 3]) }] } });
     const bad = { ...variable('y', 3), name: undefined as unknown as string, pickle: new Uint8Array(3) };
-    await expect(commitChange(db, 'a', { executed: true, variables: { put: [{ ...variable('z', 1), pickle: new Uint8Array(1) }, bad] } })).rejects.toThrow();
+    await expect(commitChange(db, 'a', { executions: 1, variables: { put: [{ ...variable('z', 1), pickle: new Uint8Array(1) }, bad] } })).rejects.toThrow();
     expect((await listVariableRecords(db, 'a')).map((v) => v.name)).toEqual(['x']);
     expect((await getSession(db, 'a'))!.totalExecutions).toBe(0);
   });
 
   it('refuses a session that does not exist', async () => {
-    await expect(commitChange(db, 'nope', { executed: true })).rejects.toThrow('No session with id nope');
+    await expect(commitChange(db, 'nope', { executions: 1 })).rejects.toThrow('No session with id nope');
   });
 });
 

@@ -136,6 +136,23 @@ describe('WorkerSession', () => {
     expect((await fresh.run('(before, after)', () => {}, {})).result?.['text/plain']).toBe("('changed', [1, 2])");
   });
 
+  it('counts runs that change nothing without a commit to wait for, and keeps a count that failed to save', async () => {
+    const before = (await getSession(db, 's1'))!;
+    const r = await s.run('1 + 1', () => {}, {});
+    expect(r.commitError).toBeUndefined();
+    await s.run('pass', () => {}, {});
+    // Read at once: the count's transaction was opened first, so this read sees it.
+    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 2);
+
+    // The count cannot be saved while the session record is missing; the next commit adds it.
+    await db.delete('sessions', 's1');
+    await s.run('pass', () => {}, {});
+    await getSession(db, 's1');
+    await putSession(db, { ...before, totalExecutions: before.totalExecutions + 2 });
+    await s.run("counted = 'yes'", () => {}, {});
+    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 4);
+  });
+
   it('clear forgets variables in memory and storage but keeps files', async () => {
     await s.clear();
     expect((await s.run('items', () => {}, {})).error?.ename).toBe('NameError');

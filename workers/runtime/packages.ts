@@ -81,6 +81,8 @@ export class PackageLoader {
 
   /** The packages (lock file keys) `code` imports that are not loaded yet, with their dependencies. */
   private missing(code: string): string[] {
+    // find_imports parses the code; code without the word cannot have an import statement.
+    if (!/\bimport\b/.test(code)) return [];
     const findImports = this.pyodide.pyimport('pyodide.code').find_imports;
     let names: string[];
     try {

@@ -54,6 +54,8 @@ export class WorkerSession {
   private readonly stderr: OutputStream;
   private sink: ((event: RunEvent) => void) | null = null;
   private interrupt: Uint8Array | null = null;
+  /** Runs whose count failed to reach storage, added to the next commit. */
+  private uncounted = 0;
   /** Workspace files as last committed: path → "size:mtime". */
   private known = new Map<string, string>();
 
@@ -124,14 +126,14 @@ export class WorkerSession {
     this.limits = limits;
   }
 
-  async run(code: string, onEvent: (event: RunEvent) => void, sessionVars: Record<string, string>): Promise<RunResult> {
+  async run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>): Promise<RunResult> {
     const t0 = performance.now();
     // Through Comlink, onEvent is a call on its own message port, while the result goes back
     // on the worker's: the page could see the result before the last output. Each call
     // returns a promise; waiting for the last one before returning keeps the order.
     let delivered: unknown;
     const forward = (event: RunEvent): void => {
-      delivered = onEvent(event);
+      delivered = onEvent?.(event);
     };
     const packageError = await this.packages?.loadFor(code, forward);
     if (packageError) {
@@ -141,7 +143,13 @@ export class WorkerSession {
     this.sink = forward;
     let py: PyRunResult;
     try {
-      py = toPlain<PyRunResult>(await this.runtime.run(code, this.pyodide.toPy(sessionVars)));
+      const vars = this.pyodide.toPy(sessionVars);
+      try {
+        // Only a cell that mentions await or async can suspend; any other runs in one step.
+        py = toPlain<PyRunResult>(AWAITS.test(code) ? await this.runtime.run(code, vars) : this.runtime.run_now(code, vars));
+      } finally {
+        vars.destroy();
+      }
     } catch (error) {
       // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
       if (!String(error).includes('KeyboardInterrupt')) throw error;
@@ -184,8 +192,14 @@ export class WorkerSession {
       this.runtime.confirm_snapshot();
       return;
     }
+    if (!files.put.length && !files.delete.length && !snap.put.length && !snap.delete.length && !py.replay.length) {
+      // Nothing of the user's changed: storage already holds all of it.
+      this.runtime.confirm_snapshot();
+      this.countRun(db, this.sessionId);
+      return;
+    }
     const change: SessionChange = {
-      executed: true,
+      executions: 1 + this.uncounted,
       files,
       variables: {
         put: snap.put.map(({ pickle, reason, hash, ...meta }) => ({
@@ -200,10 +214,25 @@ export class WorkerSession {
       replay: py.replay,
     };
     await commitChange(db, this.sessionId, change);
+    this.uncounted = 0;
     // Only now is the change storage's: had the commit failed, the next run would propose it again.
     this.runtime.confirm_snapshot();
     // Storage now holds the workspace as scanned for this commit; walking it again finds the same.
     this.known = now;
+  }
+
+  /**
+   * Counts a run that changed nothing, without waiting for the write: it holds no user data,
+   * and IndexedDB runs it before any transaction on the same stores opened later, here or
+   * in the page, so whoever reads the session after this run returned sees the count. One
+   * that fails is added to the next commit.
+   */
+  private countRun(db: PyTabsDB, sessionId: string): void {
+    const executions = 1 + this.uncounted;
+    this.uncounted = 0;
+    commitChange(db, sessionId, { executions }).catch(() => {
+      this.uncounted += executions;
+    });
   }
 
   /** Files created, changed or removed in the workspace since the last commit, and the scan that found them. */
@@ -280,6 +309,8 @@ function describeCommitError(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return `This run's changes were not saved (${text}); the previous state is intact and the next run tries again.`;
 }
+
+const AWAITS = /\b(await|async)\b/;
 
 /** Waits for a value that may be a promise (an event delivered through Comlink); its failure is not the run's. */
 async function settled(value: unknown): Promise<void> {

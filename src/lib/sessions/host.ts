@@ -178,7 +178,8 @@ export class SessionHost {
       if (live.interrupt) live.interrupt[0] = 0;
       const timer = timeoutMs > 0 ? setTimeout(() => void this.stop('timeout'), timeoutMs) : undefined;
       try {
-        const result = await live.api.run(code, Comlink.proxy(onEvent ?? (() => undefined)), sessionVars);
+        // No listener, no event channel: a run's events then stay in the worker.
+        const result = await live.api.run(code, onEvent && Comlink.proxy(onEvent), sessionVars);
         if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
           result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
         }

@@ -11,8 +11,8 @@ export interface SessionChange {
   };
   /** Top-level import/def/class sources to append to the replay log. */
   replay?: string[];
-  /** True when the change comes from an executed run. */
-  executed?: boolean;
+  /** Runs this change counts (one per executed run; more when counts were held back). */
+  executions?: number;
   now?: number;
 }
 
@@ -95,7 +95,7 @@ async function writeChange(tx: CommitTx, sessionId: string, change: SessionChang
       varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
   }
   record.lastActiveAt = now;
-  if (change.executed) record.totalExecutions += 1;
+  record.totalExecutions += change.executions ?? 0;
   record.status = 'active';
   await sessions.put(record);
 }
