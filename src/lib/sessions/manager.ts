@@ -71,6 +71,12 @@ export class SessionManager {
   private readonly listeners = new Set<() => void>();
   private readonly progressListeners = new Set<(sessionId: string, progress: StartProgress | null) => void>();
   private readonly locks: SessionLocks;
+  /**
+   * Session variables as this tab last read or wrote them, by session id, so a run need not
+   * read the session record first. Only the owning tab changes them; a message from another
+   * tab (a delete, a take-over) drops the lot.
+   */
+  private readonly sessionVars = new Map<string, Record<string, string>>();
   /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
   private channel: BroadcastChannel | null;
   private settings!: Settings;
@@ -86,7 +92,12 @@ export class SessionManager {
     this.indexURL = options.indexURL ?? new URL('pyodide/', document.baseURI).href;
     this.locks = new SessionLocks(this.dbName, (id) => this.lost(id));
     this.channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`pytabs:${this.dbName}`);
-    if (this.channel) this.channel.onmessage = () => this.notify();
+    if (this.channel) {
+      this.channel.onmessage = () => {
+        this.sessionVars.clear();
+        this.notify();
+      };
+    }
   }
 
   /** Opens storage and applies the cleanup policy. */
@@ -102,7 +113,6 @@ export class SessionManager {
     return manager;
   }
 
-  /** Called after anything a panel shows may have changed. */
   /**
    * Hears each step of a session's start ("Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB"),
    * and null when the start is over. Steps are this tab's own and are not broadcast.
@@ -117,6 +127,7 @@ export class SessionManager {
     return this.hosts.get(sessionId)?.progress ?? null;
   }
 
+  /** Called after anything a panel shows may have changed. */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -151,6 +162,8 @@ export class SessionManager {
   }
 
   private lost(sessionId: string): void {
+    // The tab that took it may change its session variables now.
+    this.sessionVars.delete(sessionId);
     this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('taken', 'This session was taken over by another tab.'));
     this.changed();
   }
@@ -168,7 +181,8 @@ export class SessionManager {
         limits: () => this.limits(),
         packageIndexURL: () => this.packageIndexURL(),
         interruptGraceMs: this.options.interruptGraceMs,
-        onState: () => this.changed(),
+        // A worker's state is this tab's own (other tabs show the session read-only): no broadcast.
+        onState: () => this.notify(),
         onProgress: (progress) => {
           for (const listener of this.progressListeners) listener(sessionId, progress);
         },
@@ -237,10 +251,11 @@ export class SessionManager {
   }
 
   async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
-    const record = await this.requireSession(sessionId);
+    const vars = this.sessionVars.get(sessionId) ?? (await this.requireSession(sessionId)).vars;
     await this.ensureOwned(sessionId);
+    this.sessionVars.set(sessionId, vars);
     try {
-      return await this.pool.use(this.host(sessionId), (h) => h.run(code, record.vars, onEvent, this.settings.runTimeoutSeconds * 1000));
+      return await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000));
     } finally {
       this.changed();
     }
@@ -341,6 +356,7 @@ export class SessionManager {
     const host = this.hosts.get(sessionId);
     host?.terminate(new WorkerTerminatedError('deleted', 'The session was deleted.'));
     this.hosts.delete(sessionId);
+    this.sessionVars.delete(sessionId);
     await deleteSessionData(this.db, sessionId);
     this.locks.release(sessionId);
     this.changed();
@@ -354,6 +370,7 @@ export class SessionManager {
     const clean = validateSessionVars(vars);
     await this.ensureOwned(sessionId);
     await updateSession(this.db, sessionId, (r) => void (r.vars = clean));
+    this.sessionVars.set(sessionId, clean);
     this.changed();
   }
 
