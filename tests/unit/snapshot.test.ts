@@ -8,6 +8,7 @@ import { newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { RUNTIME_SOURCES } from '../../workers/runtime/python-files';
 import { WorkerSession } from '../../workers/runtime/session';
 import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
+import { packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
 
 // Guards Pyodide's private snapshot API (_makeSnapshot, makeMemorySnapshot, _loadSnapshot):
 // made here in Node as the build makes it, a snapshot must give a session that works, and a
@@ -16,6 +17,7 @@ import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources
 const indexURL = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json'))) + '/';
 const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
 let snapshot: Uint8Array;
+let packed: Uint8Array;
 let snapshotPath: string;
 let db: PyTabsDB;
 
@@ -36,6 +38,7 @@ beforeAll(async () => {
   );
   expect(await snapshotFileName(fromDisk)).toBe(await snapshotFileName(RUNTIME_SOURCES));
   snapshot = await makeSnapshot(fromDisk);
+  packed = packSnapshot(snapshot);
   snapshotPath = indexURL + (await snapshotFileName(RUNTIME_SOURCES));
   db = await openDb('snapshot-test');
   await putSession(db, newSessionRecord('snap', 'From the snapshot'));
@@ -51,8 +54,21 @@ describe('memory snapshot', () => {
     expect(await snapshotFileName(changed)).not.toBe(await snapshotFileName(RUNTIME_SOURCES));
   });
 
+  it('travels without its zero pages, unpacks to the same bytes, and refuses a truncated file', async () => {
+    expect(packed.byteLength).toBeLessThan(snapshot.byteLength * 0.6);
+    const unpacked = unpackSnapshot(packed);
+    expect(unpacked.byteLength).toBe(snapshot.byteLength);
+    expect(Buffer.from(unpacked).equals(Buffer.from(snapshot))).toBe(true);
+    // Raw bytes (a build from before the packing) pass as they are.
+    expect(unpackSnapshot(snapshot)).toBe(snapshot);
+    expect(() => unpackSnapshot(packed.subarray(0, packed.length - 100))).toThrow('truncated');
+    // A cut file is no snapshot: the worker boots the plain way.
+    serveFiles({ [snapshotPath]: packed.subarray(0, packed.length - 100) });
+    expect((await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES)).snapshot).toBe('none');
+  });
+
   it('starts a working, persistent session with the runtime already imported', async () => {
-    serveFiles({ [snapshotPath]: snapshot });
+    serveFiles({ [snapshotPath]: packed });
     const loaded = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
     expect(loaded.snapshot).toBe('used');
     const pyodide = loaded.pyodide;

@@ -1,4 +1,5 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
+import { unpackSnapshot } from '../../src/lib/snapshot-codec';
 
 /*
  * A memory snapshot of a Pyodide that has already booted and imported the session runtime.
@@ -18,9 +19,27 @@ export const RUNTIME_DIR = '/pytabs_runtime';
 /**
  * Imported into the snapshot: the runtime, and the standard modules that the parts set up
  * after the restore (the spreadsheet bridge) import. Not `pytabs.spreadsheets` itself: it
- * imports a JS module.
+ * imports a JS module. Then the standard modules data and classroom sessions import most:
+ * Pyodide compiles them from the zip's sources on import (statistics with decimal and
+ * fractions took ~80 ms), and a restore replays such imports before anything else.
+ * `random` is reseeded after each restore (afterRestore).
  */
-export const SNAPSHOT_IMPORTS = ['pytabs.runtime', 'csv', 'datetime', 'functools', 'importlib.util', 'json', 'math'];
+export const SNAPSHOT_IMPORTS = [
+  'pytabs.runtime',
+  'csv',
+  'datetime',
+  'functools',
+  'importlib.util',
+  'json',
+  'math',
+  'statistics',
+  'random',
+  'decimal',
+  'fractions',
+  'pathlib',
+  'string',
+  'textwrap',
+];
 
 export type SnapshotUse = 'used' | 'fallback' | 'none';
 
@@ -68,7 +87,7 @@ async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
   const response = await fetch(url);
   // A server without the file may answer with its HTML fallback page instead of a 404.
   if (!response.ok || response.headers.get('Content-Type')?.startsWith('text/html')) return null;
-  return new Uint8Array(await response.arrayBuffer());
+  return unpackSnapshot(new Uint8Array(await response.arrayBuffer()));
 }
 
 /**

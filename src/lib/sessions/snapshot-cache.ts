@@ -1,3 +1,4 @@
+import { unpackSnapshot } from '../snapshot-codec';
 import { countedResponse, type FetchProgress } from '../fetch-progress';
 
 /** The build's memory snapshot of a booted Pyodide (workers/runtime/snapshot.ts), as a page hands it to workers. */
@@ -51,5 +52,6 @@ async function fetchSnapshot(indexURL: string, report: (progress: FetchProgress)
   const { file } = (await manifest.json()) as { file: string };
   const response = await fetch(`${indexURL}${file}`);
   if (!response.ok) return undefined;
-  return { file, bytes: new Uint8Array(await countedResponse(response, file, report).arrayBuffer()) };
+  const packed = new Uint8Array(await countedResponse(response, file, report).arrayBuffer());
+  return { file, bytes: unpackSnapshot(packed) };
 }
