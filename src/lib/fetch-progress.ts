@@ -56,18 +56,35 @@ export function countedResponse(response: Response, file: string, report: (progr
 
 /**
  * Counts every download `fetch` makes until the returned function is called. Used in a
- * session's own worker while Pyodide loads, where fetch is that worker's alone.
+ * session's own worker while Pyodide loads, where fetch is that worker's alone. The caller
+ * gets the very response the browser made, and a clone of it is counted: a constructed
+ * Response has no URL, and without one V8 cannot reuse its cached compile of the 9 MB wasm
+ * that instantiateStreaming would otherwise find (measured: every start ~150 ms slower).
  */
 export function watchFetches(report: (progress: FetchProgress) => void): () => void {
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const response = await original(input, init);
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    return response.ok ? countedResponse(response, fileNameOf(url), report) : response;
+    if (response.ok && response.body) {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      void countBody(response.clone(), fileNameOf(url), report);
+    }
+    return response;
   };
   return () => {
     globalThis.fetch = original;
   };
+}
+
+async function countBody(response: Response, file: string, report: (progress: FetchProgress) => void): Promise<void> {
+  try {
+    const reader = countedResponse(response, file, report).body!.getReader();
+    while (!(await reader.read()).done) {
+      // Only counted: the bytes themselves go to whoever asked for the response.
+    }
+  } catch {
+    // A download that fails is the loader's to report; its count just stops.
+  }
 }
 
 /** A download as a start step: "Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB". */
