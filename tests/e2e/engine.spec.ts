@@ -266,3 +266,32 @@ test('a start reports what it fetches and restores, step by step, and nothing on
   expect(restoring).toBe(seen.steps.length - 1);
   expect(seen.after).toBeNull();
 });
+
+test('a session starts on the spare worker whose script is already loaded, and a new spare waits for the next', async ({ page }) => {
+  await openApp(page);
+  // The app opens its first session; once it has started, a spare is made.
+  await page.evaluate(async () => {
+    const api = window.pytabs!;
+    await api.startSession((await api.listSessions())[0]!.id);
+  });
+  /** Whether a worker has loaded Pyodide (fetched its wasm): a spare has not. */
+  const booted = (w: import('@playwright/test').Worker) =>
+    w.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('pyodide.asm.wasm')));
+  const spares = async () => {
+    const flags = await Promise.all(page.workers().map(async (w) => ({ w, booted: await booted(w) })));
+    return flags.filter((f) => !f.booted).map((f) => f.w);
+  };
+  await expect.poll(async () => (await spares()).length).toBe(1);
+  const [spare] = await spares();
+
+  const answer = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('On the spare');
+    return (await api.run(s.id, "who = 'second'\nwho")).result?.['text/plain'];
+  });
+  expect(answer).toBe("'second'");
+  // The spare now runs the new session, and another spare has taken its place.
+  expect(await booted(spare!)).toBe(true);
+  await expect.poll(async () => (await spares()).length).toBe(1);
+  expect((await spares())[0]).not.toBe(spare);
+});

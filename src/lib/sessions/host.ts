@@ -2,6 +2,7 @@ import * as Comlink from 'comlink';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartProgress, StartReport } from '../worker-api';
 import type { PageSnapshot } from './snapshot-cache';
+import { prepareSpareWorker, takeWorker } from './spare-worker';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 
@@ -98,7 +99,7 @@ export class SessionHost {
 
   private ensureLive(): LiveWorker {
     if (this.live) return this.live;
-    const worker = new Worker(new URL('../../../workers/session.worker.ts', import.meta.url), { type: 'module' });
+    const worker = takeWorker();
     const api = Comlink.wrap<SessionWorkerApi>(worker);
     let kill!: (reason: Error) => void;
     const killed = new Promise<never>((_, reject) => (kill = reject));
@@ -131,6 +132,8 @@ export class SessionHost {
       killed,
     ]).then(
       (report) => {
+        // The next session to start (or wake) finds a worker whose script is loaded.
+        prepareSpareWorker();
         this.lastStart = report;
         if (this.live === live && this.running === 0) this.setState('ready');
         return report;

@@ -11,6 +11,7 @@ import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostState } from './host';
 import { WorkerPool } from './pool';
 import { pageSnapshot } from './snapshot-cache';
+import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
@@ -104,8 +105,10 @@ export class SessionManager {
   static async open(options: ManagerOptions = {}): Promise<SessionManager> {
     const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
     const manager = new SessionManager(db, options);
-    // A session's worker starts soon after the app opens and waits for the snapshot: fetch it now.
+    // A session's worker starts soon after the app opens and waits for the snapshot and its
+    // script: fetch both now, while storage opens and the page renders.
     void pageSnapshot(manager.indexURL);
+    prepareSpareWorker();
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
     // Without it the browser may evict people's work under storage pressure; it may decline.
