@@ -18,12 +18,16 @@ async function bareLoad() {
   return ms;
 }
 
-/** Round trips of runPython('pass') through a bare Comlink worker, after it loaded. */
-async function comlinkRoundTrips(count) {
+/**
+ * Round trips of runPython('pass') through a bare Comlink worker, after it loaded and after
+ * the same warm-up the app's trips get (at least `warmup.trips` trips and `warmup.ms`).
+ */
+async function comlinkRoundTrips(count, warmup) {
   const worker = new Worker(new URL('./comlink-worker.mjs', import.meta.url), { type: 'module' });
   const api = Comlink.wrap(worker);
   await api.load(indexURL);
-  for (let i = 0; i < 5; i++) await api.run('pass');
+  const start = performance.now();
+  for (let i = 0; i < warmup.trips || performance.now() - start < warmup.ms; i++) await api.run('pass');
   const times = [];
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
