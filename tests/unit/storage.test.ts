@@ -70,6 +70,22 @@ describe('commitChange', () => {
     expect((await getSession(db, 'a'))!.totalExecutions).toBe(0);
   });
 
+  it('counts runs that changed nothing without touching files, variables or the sizes', async () => {
+    await commitChange(db, 'a', {
+      executions: 1,
+      now: 2000,
+      files: { put: [{ path: 'a.txt', data: bytes('aaa'), modifiedAt: 1 }] },
+      variables: { put: [{ ...variable('x', 10), pickle: new Uint8Array(10) }] },
+    });
+    await commitChange(db, 'a', { executions: 3, now: 9000 });
+    const rec = (await getSession(db, 'a'))!;
+    expect([rec.totalExecutions, rec.lastActiveAt, rec.status]).toEqual([4, 9000, 'active']);
+    expect([rec.variableCount, rec.storageBytes]).toEqual([1, 3 + 10]);
+    expect((await listVariableRecords(db, 'a')).map((v) => v.name)).toEqual(['x']);
+    expect((await listFileRecords(db, 'a')).map((f) => f.path)).toEqual(['a.txt']);
+    expect((await getSession(db, 'ab'))!.totalExecutions).toBe(0);
+  });
+
   it('refuses a session that does not exist', async () => {
     await expect(commitChange(db, 'nope', { executions: 1 })).rejects.toThrow('No session with id nope');
   });

@@ -1,5 +1,5 @@
 import type { IDBPTransaction } from 'idb';
-import { sessionRange, type PyTabsDB, type PyTabsSchema, type VariableRecord } from './db';
+import { sessionRange, type PyTabsDB, type PyTabsSchema, type SessionRecord, type VariableRecord } from './db';
 
 /** Everything one run (or one file operation) changed in a session. */
 export interface SessionChange {
@@ -22,12 +22,28 @@ export interface SessionChange {
  * count, storage bytes, last active) in step with what is stored.
  */
 export async function commitChange(db: PyTabsDB, sessionId: string, change: SessionChange): Promise<void> {
+  if (!change.files && !change.variables && !change.replay?.length) {
+    // Only counters: one store, so the write costs the run less and reads of files and
+    // variables (the page refreshing its panels) need not wait behind it.
+    const tx = db.transaction('sessions', 'readwrite');
+    return completeOrAbort(tx, async () => {
+      const sessions = tx.objectStore('sessions');
+      const record = await sessions.get(sessionId);
+      if (!record) throw new Error(`No session with id ${sessionId}`);
+      await sessions.put(touch(record, change));
+    });
+  }
   const stores = ['sessions', 'files', 'fileData', 'variables', 'pickles', 'replay'] as const;
   const tx = db.transaction(stores, 'readwrite');
+  return completeOrAbort(tx, () => writeChange(tx, sessionId, change));
+}
+
+/** Runs `write` in `tx` and waits for the commit; a failed write aborts all of it. */
+async function completeOrAbort(tx: { done: Promise<void>; abort(): void }, write: () => Promise<void>): Promise<void> {
   // Keep `done` observed so an abort's rejection is not reported as unhandled.
   tx.done.catch(() => undefined);
   try {
-    await writeChange(tx, sessionId, change);
+    await write();
   } catch (error) {
     // A request that throws synchronously (a bad key) does not abort the transaction by
     // itself: the writes queued before it would still commit. Abort explicitly.
@@ -41,10 +57,17 @@ export async function commitChange(db: PyTabsDB, sessionId: string, change: Sess
   await tx.done;
 }
 
+/** The session's record after a change: last active, runs counted, active again. */
+function touch(record: SessionRecord, change: SessionChange): SessionRecord {
+  record.lastActiveAt = change.now ?? Date.now();
+  record.totalExecutions += change.executions ?? 0;
+  record.status = 'active';
+  return record;
+}
+
 type CommitTx = IDBPTransaction<PyTabsSchema, ('sessions' | 'files' | 'fileData' | 'variables' | 'pickles' | 'replay')[], 'readwrite'>;
 
 async function writeChange(tx: CommitTx, sessionId: string, change: SessionChange): Promise<void> {
-  const now = change.now ?? Date.now();
   const sessions = tx.objectStore('sessions');
   const files = tx.objectStore('files');
   const fileData = tx.objectStore('fileData');
@@ -94,8 +117,5 @@ async function writeChange(tx: CommitTx, sessionId: string, change: SessionChang
       fileMeta.reduce((sum, f) => sum + f.size, 0) +
       varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
   }
-  record.lastActiveAt = now;
-  record.totalExecutions += change.executions ?? 0;
-  record.status = 'active';
-  await sessions.put(record);
+  await sessions.put(touch(record, change));
 }
