@@ -80,6 +80,7 @@ export class SessionManager {
   private readonly sessionVars = new Map<string, Record<string, string>>();
   /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
   private channel: BroadcastChannel | null;
+  private broadcastQueued = false;
   private settings!: Settings;
   readonly dbName: string;
   readonly indexURL: string;
@@ -138,7 +139,16 @@ export class SessionManager {
 
   private changed(): void {
     this.notify();
-    this.channel?.postMessage('changed');
+    // Posted from a task of its own, off the path of the call that changed something (a
+    // BroadcastChannel message, ~0.05 ms, was the largest cost the page added to a quiet
+    // run), and one message for all the changes a task made.
+    if (this.channel && !this.broadcastQueued) {
+      this.broadcastQueued = true;
+      setTimeout(() => {
+        this.broadcastQueued = false;
+        this.channel?.postMessage('changed');
+      }, 0);
+    }
   }
 
   private notify(): void {
