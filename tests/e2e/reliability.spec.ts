@@ -174,6 +174,76 @@ check('faults survived', 'MemoryError is an ordinary error and the session goes 
   expect(out.after.result?.['text/plain']).toBe('2');
 });
 
+check('faults survived', 'a commit that fails is reported, keeps the previous commit, and the next run saves the change', async ({ page }) => {
+  await openApp(page);
+  const id = await newSession(page, 'Commit', "before = 'committed'");
+  /** The session's stored pickles (name → bytes) and file paths, read straight from IndexedDB. */
+  const stored = () =>
+    page.evaluate(async (id) => {
+      const db = await new Promise<IDBDatabase>((resolve) => {
+        const req = indexedDB.open('pytabs');
+        req.onsuccess = () => resolve(req.result);
+      });
+      const all = <T,>(store: string) =>
+        new Promise<T[]>((resolve) => {
+          const req = db.transaction(store).objectStore(store).getAll();
+          req.onsuccess = () => resolve((req.result as (T & { sessionId: string })[]).filter((r) => r.sessionId === id));
+        });
+      const pickles = await all<{ name: string; data: Uint8Array }>('pickles');
+      const files = await all<{ path: string }>('files');
+      db.close();
+      return { pickles: Object.fromEntries(pickles.map((p) => [p.name, Array.from(p.data)])), files: files.map((f) => f.path) };
+    }, id);
+  /** Takes the session's record out of storage (or puts it back): the worker's next commit then fails for real. */
+  const record = (action: 'take' | 'restore') =>
+    page.evaluate(
+      async ({ id, action }) => {
+        const db = await new Promise<IDBDatabase>((resolve) => {
+          const req = indexedDB.open('pytabs');
+          req.onsuccess = () => resolve(req.result);
+        });
+        const w = window as unknown as { takenRecord?: unknown };
+        await new Promise<void>((resolve) => {
+          const tx = db.transaction('sessions', 'readwrite');
+          const store = tx.objectStore('sessions');
+          if (action === 'restore') store.put(w.takenRecord);
+          else store.get(id).onsuccess = (e) => {
+            w.takenRecord = (e.target as IDBRequest).result;
+            store.delete(id);
+          };
+          tx.oncomplete = () => resolve();
+        });
+        db.close();
+      },
+      { id, action },
+    );
+  const saved = await stored();
+
+  await record('take');
+  const failed = await page.evaluate(
+    (id) => window.pytabs!.run(id, "before = 'changed'\nafter = [1, 2]\nopen('late.txt', 'w').write('late')"),
+    id,
+  );
+  expect(failed.status).toBe('ok');
+  expect(failed.commitError).toContain('not saved');
+  expect(failed.commitError).toContain('previous state is intact');
+  // The previous commit, byte for byte: nothing of the failed one got in.
+  expect(await stored()).toEqual(saved);
+
+  await record('restore');
+  const retried = await page.evaluate((id) => window.pytabs!.run(id, 'pass'), id);
+  expect(retried.commitError).toBeUndefined();
+  const after = await stored();
+  expect(Object.keys(after.pickles).sort()).toEqual(['after', 'before']);
+  expect(after.files).toEqual(['late.txt']);
+
+  await page.reload();
+  await openApp(page);
+  await expectSaved(page, id, { before: "'changed'", after: '[1, 2]' });
+  const file = await page.evaluate(async (id) => new TextDecoder().decode(await window.pytabs!.readFile(id, 'late.txt')), id);
+  expect(file).toBe('late');
+});
+
 const BAD_NAMES = ['../up.txt', '/abs.txt', 'a\\b.txt', 'nul\u0000.txt', 'ctl\u0007.txt', '<script>alert(1)</script>.txt', 'x'.repeat(5000)];
 
 check(
