@@ -179,6 +179,30 @@ test('attach a file to a message, stop an endless loop, and put a message back i
   await expect(reply(page, 5)).toContainText('hello from an attachment', FIRST_RUN);
 });
 
+test('a half-typed session variable and an open preview stay put while runs end and the session starts', async ({ page }) => {
+  await openApp(page);
+  await choose(page, 'Upload files', [{ name: 'notes.txt', text: 'keep me open' }]);
+  const files = region(page, 'Files');
+  await files.getByRole('button', { name: 'Preview notes.txt' }).click();
+  const sessionVars = region(page, 'Session variables');
+  await sessionVars.getByRole('textbox', { name: 'Name' }).fill('city');
+  await sessionVars.getByRole('textbox', { name: 'Value' }).fill('Lyon');
+
+  // Every run refreshes the panels; none of that may throw away what the person is doing.
+  await send(page, 'x = 1');
+  await expect(reply(page, 1)).toContainText('Done in', FIRST_RUN);
+  await send(page, 'y = x + 1\ny');
+  await expect(reply(page, 2)).toContainText('Done in', FIRST_RUN);
+  await expect(region(page, 'Variables')).toContainText('y');
+  await expect(sessionVars.getByRole('textbox', { name: 'Name' })).toHaveValue('city');
+  await expect(sessionVars.getByRole('textbox', { name: 'Value' })).toHaveValue('Lyon');
+  await expect(page.getByRole('region', { name: 'Contents of notes.txt' })).toHaveText('keep me open');
+
+  await sessionVars.getByRole('button', { name: 'Add variable' }).click();
+  await expect(sessionVars.getByRole('list')).toContainText('city = Lyon');
+  await expect(sessionVars.getByRole('textbox', { name: 'Name' })).toHaveValue('');
+});
+
 test('rich output is sanitized, the page passes axe, and the main view is captured', async ({ page }) => {
   await openApp(page);
   await choose(page, 'Upload files', [{ name: 'data.csv', text: 'city,people\nOslo,709000\nBergen,291000\n' }]);
