@@ -104,6 +104,21 @@ describe('memory snapshot', () => {
     expect(stale.snapshot).toBe('none');
   });
 
+  it("lets go of the snapshot's bytes once restored, where Pyodide would keep them for good", async () => {
+    serveFiles({});
+    const file = await snapshotFileName(RUNTIME_SOURCES);
+    const { pyodide, snapshot: how } = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file, bytes: snapshot });
+    expect(how).toBe('used');
+    // Pyodide's private record of its load options, which held the snapshot: it must still be
+    // where the worker clears it (else each worker keeps 31 MB), with the rest of it intact.
+    const config = (pyodide as unknown as { _api: { config?: Record<string, unknown> } })._api.config;
+    expect(config).toBeDefined();
+    expect(config).toHaveProperty('indexURL', indexURL);
+    // A boolean: a failing comparison of 31 MB would take vitest half a minute to print.
+    expect(config?._loadSnapshot === undefined).toBe(true);
+    expect(pyodide.runPython('1 + 1')).toBe(2);
+  });
+
   it('takes an HTML fallback page for a missing snapshot, not for a broken one', async () => {
     vi.stubGlobal('fetch', async () => new Response('<!doctype html>', { headers: { 'Content-Type': 'text/html' } }));
     expect((await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES)).snapshot).toBe('none');
