@@ -41,12 +41,12 @@ const log = (...a) => console.error('[bench]', ...a);
 
 
 /**
- * Defined in every page: calls `fn` again while the app says the session is open in another
+ * Defined in every page. `untilOwned` calls `fn` again while the app says the session is open in another
  * tab. Right after a reload the page it replaced may still hold the session's Web Lock; the
  * app itself asks again for about a second, and this covers a slower release on a loaded
  * machine. The wait counts in the measured time, as a user would wait.
  */
-function defineRetry() {
+function defineHelpers() {
   window.untilOwned = async (fn) => {
     for (;;) {
       try {
@@ -57,11 +57,21 @@ function defineRetry() {
       }
     }
   };
+  // The session a first visit opens on its own. Asked for too early, the list is still empty
+  // and a second session would start beside it: M1's "one session" then held two workers.
+  window.firstSession = async () => {
+    for (let waited = 0; waited < 10_000; waited += 20) {
+      const [first] = await window.pytabs.listSessions();
+      if (first) return first.id;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return (await window.pytabs.createSession()).id;
+  };
 }
 
 /** Opens the app in `context` and waits for its API. */
 async function openApp(context, url) {
-  await context.addInitScript(defineRetry);
+  await context.addInitScript(defineHelpers);
   const page = await context.newPage();
   page.on('pageerror', (e) => log('page error:', e.message));
   page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && log('worker error:', m.text())));
@@ -140,8 +150,7 @@ async function appRound(browser, origin) {
   // S1: from navigation until the first session's first run returned. The UI may have
   // created and started a session on its own; that is part of the first visit.
   const s1 = await page.evaluate(async () => {
-    const list = await window.pytabs.listSessions();
-    const id = list[0]?.id ?? (await window.pytabs.createSession()).id;
+    const id = await window.firstSession();
     const report = await window.untilOwned(() => window.pytabs.startSession(id));
     const r = await window.pytabs.run(id, 'pass');
     if (r.status !== 'ok') throw new Error(JSON.stringify(r));
@@ -219,10 +228,7 @@ async function memoryRound(browser, origin) {
   const page = await openApp(context, `${origin}/`);
   const settle = () => new Promise((r) => setTimeout(r, 1000));
   // The session the app opened on its own (if it did) is the first: one session, one worker.
-  const first = await page.evaluate(async () => {
-    const list = await window.pytabs.listSessions();
-    return list[0]?.id ?? (await window.pytabs.createSession('M1-0')).id;
-  });
+  const first = await page.evaluate(() => window.firstSession());
   await run(page, first, 'data = list(range(1000))');
   await settle();
   const one = await measureMemory(page, browser.pid);
