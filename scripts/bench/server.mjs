@@ -37,6 +37,13 @@ export function serve(distDir) {
       res.writeHead(404).end();
       return;
     }
+    const modified = statSync(file).mtime.toUTCString();
+    // A static host answers a revalidation of an unchanged file with 304, and the browser then
+    // reuses its cached copy, with V8's compiled code of the wasm kept beside it.
+    if (req.headers['if-modified-since'] === modified) {
+      res.writeHead(304, { 'Last-Modified': modified, 'Cache-Control': 'no-cache' }).end();
+      return;
+    }
     res.writeHead(200, {
       'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
       'Content-Length': statSync(file).size,
@@ -45,7 +52,7 @@ export function serve(distDir) {
       'Cross-Origin-Resource-Policy': 'same-origin',
       // What a static host sends by default: cacheable, revalidated.
       'Cache-Control': 'no-cache',
-      'Last-Modified': statSync(file).mtime.toUTCString(),
+      'Last-Modified': modified,
     });
     createReadStream(file).pipe(res);
   });
