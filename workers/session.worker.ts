@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { fetchStep, watchFetches } from '../src/lib/fetch-progress';
-import type { SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
+import type { PageSnapshot, SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { readStoredSession, WorkerSession, type StoredSession } from './runtime/session';
@@ -9,6 +9,11 @@ import { loadSessionPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
 let session: WorkerSession | null = null;
+
+// The page's snapshot, which comes in a message of its own after the start: Pyodide fetches
+// its script, wasm and standard library meanwhile and needs the snapshot only to instantiate.
+let supply: (snapshot: PageSnapshot | undefined) => void = () => undefined;
+const snapshotGiven = new Promise<PageSnapshot | undefined>((resolve) => (supply = resolve));
 
 function current(): WorkerSession {
   if (!session) throw new Error('The session has not started yet.');
@@ -33,13 +38,13 @@ const api: SessionWorkerApi = {
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);
     }
-    say({ text: options.snapshot ? 'Starting Python from the start snapshot' : 'Loading Python (pyodide.asm.js)' });
+    say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
     // Pyodide's wasm, standard library and lock file, and the snapshot if the page had none.
     const unwatch = watchFetches((p) => say(fetchStep(p)));
     let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, options.snapshot);
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshotGiven);
     } finally {
       unwatch();
     }
@@ -50,6 +55,9 @@ const api: SessionWorkerApi = {
     session = new WorkerSession(pyodide, db, sessionId, options.limits, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     return { ...(await session.start(stored, say)), loadMs, ...snapshot };
+  },
+  async supplySnapshot(snapshot: PageSnapshot | undefined) {
+    supply(snapshot);
   },
   run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
   writeFile: (path, data) => current().writeFile(path, data),

@@ -13,20 +13,25 @@ export interface Limits {
   sessionBytes: number;
 }
 
+/** The build's memory snapshot as the page fetched it, so the worker need not fetch it again. */
+export interface PageSnapshot {
+  /** Its file name beside the core; the worker checks it names the snapshot of its own runtime. */
+  file: string;
+  bytes: Uint8Array;
+}
+
 export interface StartOptions {
   /** null starts a stateless scratch session: nothing is read from or written to storage. */
   sessionId: string | null;
   /** Absolute URL of the served Pyodide core files (ends with '/'). */
   indexURL: string;
+  /** Pyodide package index (lock file directory) for imports of packages. */
+  packageIndexURL?: string;
   /** IndexedDB database name (tests use their own). */
   dbName: string;
   limits: Limits;
   /** Shared with the page when it is cross-origin isolated, so a stop can interrupt Python. */
   interruptBuffer?: Uint8Array;
-  /** Pyodide package index (lock file directory) for imports of packages. */
-  packageIndexURL?: string;
-  /** The build's memory snapshot as the page fetched it, so the worker need not fetch it again. */
-  snapshot?: { file: string; bytes: Uint8Array };
 }
 
 /** A step of a session's start, shown while it loads. */
@@ -100,8 +105,13 @@ export interface WorkspaceEntry {
 
 /** What the session worker exposes through Comlink. */
 export interface SessionWorkerApi {
-  /** Starts Pyodide and restores the session, telling `onProgress` what it is doing. */
+  /**
+   * Starts Pyodide and restores the session, telling `onProgress` what it is doing. Python's
+   * own downloads begin at once; its restore waits for `supplySnapshot`.
+   */
   start(options: StartOptions, onProgress?: (progress: StartProgress) => void): Promise<StartReport>;
+  /** The page's snapshot for the start; undefined when the page has none (the worker looks for it itself). */
+  supplySnapshot(snapshot: PageSnapshot | undefined): Promise<void>;
   run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>): Promise<RunResult>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;

@@ -104,6 +104,26 @@ describe('memory snapshot', () => {
     expect(stale.snapshot).toBe('none');
   });
 
+  it('waits for a snapshot still on its way, and looks for it itself when the page has none', async () => {
+    serveFiles({});
+    const file = await snapshotFileName(RUNTIME_SOURCES);
+    let hand!: (snapshot: { file: string; bytes: Uint8Array } | undefined) => void;
+    const later = loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, new Promise((resolve) => (hand = resolve)));
+    // Pyodide loads its script meanwhile; nothing is instantiated before the snapshot is here.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    hand({ file, bytes: snapshot });
+    expect((await later).snapshot).toBe('used');
+    expect((await later).pyodide.runPython('6 * 7')).toBe(42);
+
+    serveFiles({ [snapshotPath]: packed });
+    const fetched = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, Promise.resolve(undefined));
+    expect(fetched.snapshot).toBe('used');
+    serveFiles({});
+    const none = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, Promise.resolve(undefined));
+    expect(none.snapshot).toBe('none');
+    expect(none.pyodide.runPython('6 * 7')).toBe(42);
+  });
+
   it("lets go of the snapshot's bytes once restored, where Pyodide would keep them for good", async () => {
     serveFiles({});
     const file = await snapshotFileName(RUNTIME_SOURCES);

@@ -1,5 +1,6 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
 import { unpackSnapshot } from '../../src/lib/snapshot-codec';
+import type { PageSnapshot } from '../../src/lib/worker-api';
 
 /*
  * A memory snapshot of a Pyodide that has already booted and imported the session runtime.
@@ -90,32 +91,41 @@ async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
   return unpackSnapshot(new Uint8Array(await response.arrayBuffer()));
 }
 
+/** Raised into loadPyodide instead of a snapshot when there is none, so the plain load follows. */
+class NoSnapshot extends Error {}
+
 /**
  * A Pyodide for one session: restored from the build's snapshot when it is served beside
  * the core (or handed over by the page), else (or if restoring fails) booted the plain way.
+ * `given` may still be on its way: Pyodide starts fetching its script, wasm and standard
+ * library at once and waits for the snapshot only when it instantiates the wasm.
  */
 export async function loadSessionPyodide(
   config: LoadConfig,
   sources: RuntimeSources,
-  /** The snapshot as the page already fetched it; used only if it is this runtime's. */
-  given?: { file: string; bytes: Uint8Array },
+  /** The snapshot as the page fetched it; used only if it is this runtime's. */
+  given?: PageSnapshot | Promise<PageSnapshot | undefined>,
 ): Promise<LoadedPyodide> {
-  let bytes: Uint8Array | null = null;
-  try {
-    const file = await snapshotFileName(sources);
-    // indexURL ends with '/' (a URL in the browser, a directory in Node).
-    bytes = given?.file === file ? given.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
-  } catch {
-    // Offline without it in the cache, or no snapshot served: the plain load needs neither.
-  }
-  if (!bytes) return { pyodide: await loadPyodide(config), snapshot: 'none' };
+  const bytes = (async (): Promise<Uint8Array> => {
+    let found: Uint8Array | null = null;
+    try {
+      const [file, handed] = await Promise.all([snapshotFileName(sources), given]);
+      // indexURL ends with '/' (a URL in the browser, a directory in Node).
+      found = handed?.file === file ? handed.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
+    } catch {
+      // Offline without it in the cache, or no snapshot served: the plain load needs neither.
+    }
+    if (!found) throw new NoSnapshot();
+    return found;
+  })();
   try {
     const pyodide = await loadPyodide({ ...config, _loadSnapshot: bytes });
     releaseSnapshotBytes(pyodide);
     afterRestore(pyodide);
     return { pyodide, snapshot: 'used' };
   } catch (error) {
-    return { pyodide: await loadPyodide(config), snapshot: 'fallback', snapshotError: String(error) };
+    const plain = await loadPyodide(config);
+    return error instanceof NoSnapshot ? { pyodide: plain, snapshot: 'none' } : { pyodide: plain, snapshot: 'fallback', snapshotError: String(error) };
   }
 }
 

@@ -115,19 +115,16 @@ export class SessionHost {
     // Steps of this worker's start only: a later worker's start has its own.
     const progress = (step: StartProgress) => void (this.live === live && this.setProgress(step));
     live.started = Promise.race([
-      Promise.resolve(this.env.snapshot?.((download) => progress(fetchStep(download)))).then((snapshot) =>
-        api.start(
-          {
-            sessionId: this.sessionId,
-            indexURL: this.env.indexURL,
-            dbName: this.env.dbName,
-            limits: this.env.limits(),
-            interruptBuffer: interrupt,
-            packageIndexURL: this.env.packageIndexURL?.(),
-            snapshot,
-          },
-          Comlink.proxy(progress),
-        ),
+      api.start(
+        {
+          sessionId: this.sessionId,
+          indexURL: this.env.indexURL,
+          dbName: this.env.dbName,
+          limits: this.env.limits(),
+          interruptBuffer: interrupt,
+          packageIndexURL: this.env.packageIndexURL?.(),
+        },
+        Comlink.proxy(progress),
       ),
       killed,
     ]).then(
@@ -148,6 +145,12 @@ export class SessionHost {
         throw error;
       },
     );
+    // Sent after the start, so the worker fetches Python's files while the page still fetches
+    // the snapshot (a first visit) or unpacks it; a terminated worker's proxy refuses it.
+    void Promise.resolve(this.env.snapshot?.((download) => progress(fetchStep(download))))
+      .catch(() => undefined)
+      .then((snapshot) => api.supplySnapshot(snapshot))
+      .catch(() => undefined);
     return live;
   }
 

@@ -1,12 +1,8 @@
 import { unpackSnapshot } from '../snapshot-codec';
 import { countedResponse, type FetchProgress } from '../fetch-progress';
+import type { PageSnapshot } from '../worker-api';
 
-/** The build's memory snapshot of a booted Pyodide (workers/runtime/snapshot.ts), as a page hands it to workers. */
-export interface PageSnapshot {
-  /** Its file name beside the core; the worker checks it names the snapshot of its own runtime. */
-  file: string;
-  bytes: Uint8Array;
-}
+export type { PageSnapshot };
 
 interface Download {
   snapshot: Promise<PageSnapshot | undefined>;
