@@ -42,10 +42,18 @@ export function pageSnapshot(indexURL: string, watch?: (progress: FetchProgress)
   return download.snapshot;
 }
 
-async function fetchSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | undefined> {
+/** The snapshot's file name: from the page (the build names it there, and preloads it), else from its manifest. */
+async function snapshotFile(indexURL: string): Promise<string | undefined> {
+  const named = globalThis.document?.querySelector<HTMLMetaElement>('meta[name="pytabs-snapshot"]')?.content;
+  if (named) return named;
   const manifest = await fetch(`${indexURL}snapshot.json`);
   if (!manifest.ok) return undefined;
-  const { file } = (await manifest.json()) as { file: string };
+  return ((await manifest.json()) as { file: string }).file;
+}
+
+async function fetchSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | undefined> {
+  const file = await snapshotFile(indexURL);
+  if (!file) return undefined;
   const response = await fetch(`${indexURL}${file}`);
   if (!response.ok) return undefined;
   const packed = new Uint8Array(await countedResponse(response, file, report).arrayBuffer());
