@@ -12,8 +12,9 @@ let session: WorkerSession | null = null;
 
 // The page's snapshot, which comes in a message of its own after the start: Pyodide fetches
 // its script, wasm and standard library meanwhile and needs the snapshot only to instantiate.
+// Dropped once Python is loaded: a resolved promise keeps its 31 MB for as long as it is held.
 let supply: (snapshot: PageSnapshot | undefined) => void = () => undefined;
-const snapshotGiven = new Promise<PageSnapshot | undefined>((resolve) => (supply = resolve));
+let snapshotGiven: Promise<PageSnapshot | undefined> | null = new Promise((resolve) => (supply = resolve));
 
 function current(): WorkerSession {
   if (!session) throw new Error('The session has not started yet.');
@@ -44,9 +45,12 @@ const api: SessionWorkerApi = {
     const unwatch = watchFetches((p) => say(fetchStep(p)));
     let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshotGiven);
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshotGiven ?? undefined);
     } finally {
       unwatch();
+      // Its resolve function holds the promise too.
+      snapshotGiven = null;
+      supply = () => undefined;
     }
     const { pyodide, ...snapshot } = loaded;
     const loadMs = performance.now() - t0;
