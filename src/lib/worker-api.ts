@@ -95,6 +95,11 @@ export interface RunResult {
   notPersisted: { name: string; reason: string }[];
   /** Set when the commit after the run failed; the previous commit is intact. */
   commitError?: string;
+  /**
+   * Runs this result stands for that storage has not counted (1 for a run that changed
+   * nothing, or whose commit failed): the page counts them (src/lib/sessions/run-counts.ts).
+   */
+  uncounted?: number;
 }
 
 export interface WorkspaceEntry {

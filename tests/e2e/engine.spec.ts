@@ -101,6 +101,34 @@ test('variables, functions, classes and imports survive a reload', async ({ page
   expect(persisted.variableCount).toBe(Object.keys(byName).length);
 });
 
+test('runs that change nothing are counted: read at once, in another tab, and after a reload', async ({ page, context }) => {
+  await openApp(page);
+  const first = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Counted');
+    await api.run(s.id, 'kept = 1');
+    for (let i = 0; i < 4; i++) await api.run(s.id, 'kept + 1');
+    // The page writes quiet runs' counts after them; a read right after a run still sees them.
+    return { id: s.id, now: (await api.getSession(s.id)).totalExecutions, listed: (await api.listSessions()).find((x) => x.id === s.id)!.totalExecutions };
+  });
+  expect([first.now, first.listed]).toEqual([5, 5]);
+
+  const other = await context.newPage();
+  await openApp(other, `/#/s/${first.id}`);
+  const countIn = (p: typeof page) => p.evaluate(async (id) => (await window.pytabs!.getSession(id)).totalExecutions, first.id);
+  expect(await countIn(other)).toBe(5);
+  await page.evaluate(async (id) => {
+    for (let i = 0; i < 2; i++) await window.pytabs!.run(id, 'pass');
+  }, first.id);
+  // The other tab is told, and reads the counts the first one wrote.
+  await expect.poll(() => other.evaluate(() => document.body.textContent?.includes('7 executions') ?? false)).toBe(true);
+  await other.close();
+
+  await page.reload();
+  await openApp(page);
+  expect(await countIn(page)).toBe(7);
+});
+
 test('clear forgets variables but keeps files; delete leaves nothing in IndexedDB', async ({ page }) => {
   await openApp(page);
   const ids = await page.evaluate(async () => {

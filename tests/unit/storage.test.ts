@@ -7,6 +7,7 @@ import { listFileRecords, readAllFiles, readFileData } from '../../src/lib/stora
 import { clearVariables, listVariableRecords, readRestoreState } from '../../src/lib/storage/variables';
 import { readSettings, writeSettings, DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
 import { applyCleanup } from '../../src/lib/sessions/cleanup';
+import { RunCounts } from '../../src/lib/sessions/run-counts';
 
 let db: PyTabsDB;
 let n = 0;
@@ -88,6 +89,41 @@ describe('commitChange', () => {
 
   it('refuses a session that does not exist', async () => {
     await expect(commitChange(db, 'nope', { executions: 1 })).rejects.toThrow('No session with id nope');
+  });
+});
+
+describe('RunCounts', () => {
+  it('writes quiet runs of several sessions at once, seen by any read opened after the flush', async () => {
+    const counts = new RunCounts(() => db);
+    counts.add('a', 1);
+    counts.add('a', 2);
+    counts.add('ab', 1);
+    // Deleted before its count was written: nothing to count, and the others still are.
+    counts.add('gone', 1);
+    const flushed = counts.flush();
+    // Not awaited: the flush opened its transaction first, so this read waits for it.
+    const [a, ab] = await Promise.all([getSession(db, 'a'), getSession(db, 'ab')]);
+    expect([a!.totalExecutions, ab!.totalExecutions]).toEqual([3, 1]);
+    expect(a!.lastActiveAt).toBeGreaterThan(1000);
+    await flushed;
+    expect(await getSession(db, 'gone')).toBeUndefined();
+    // Nothing pending: a flush writes nothing more.
+    await counts.flush();
+    expect((await getSession(db, 'a'))!.totalExecutions).toBe(3);
+  });
+
+  it('keeps the counts of a write that failed for the next flush', async () => {
+    const closed = await openDb(`storage-test-closed-${n}`);
+    closed.close();
+    let target: PyTabsDB = closed;
+    const counts = new RunCounts(() => target);
+    counts.add('a', 2);
+    await counts.flush();
+    expect((await getSession(db, 'a'))!.totalExecutions).toBe(0);
+    target = db;
+    counts.add('a', 1);
+    await counts.flush();
+    expect((await getSession(db, 'a'))!.totalExecutions).toBe(3);
   });
 });
 

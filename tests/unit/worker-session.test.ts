@@ -53,7 +53,8 @@ describe('WorkerSession', () => {
     expect(text(await readFileData(db, 's1', 'out/a.txt'))).toBe('AA');
     expect((await listFileRecords(db, 's1')).map((f) => f.path).sort()).toEqual(['in/data.txt', 'out/a.txt']);
     const rec = (await getSession(db, 's1'))!;
-    expect(rec.totalExecutions).toBe(3);
+    // These two runs committed; the first test's run changed nothing and is the page's to count.
+    expect(rec.totalExecutions).toBe(2);
     expect(rec.storageBytes).toBeGreaterThanOrEqual('from storage'.length + 2);
   });
 
@@ -136,21 +137,28 @@ describe('WorkerSession', () => {
     expect((await fresh.run('(before, after)', () => {}, {})).result?.['text/plain']).toBe("('changed', [1, 2])");
   });
 
-  it('counts runs that change nothing without a commit to wait for, and keeps a count that failed to save', async () => {
+  it('leaves the count of a run that changed nothing, or failed to commit, to the page, and counts a commit itself', async () => {
     const before = (await getSession(db, 's1'))!;
-    const r = await s.run('1 + 1', () => {}, {});
-    expect(r.commitError).toBeUndefined();
-    await s.run('pass', () => {}, {});
-    // Read at once: the count's transaction was opened first, so this read sees it.
-    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 2);
+    const quiet = await s.run('1 + 1', () => {}, {});
+    expect([quiet.commitError, quiet.uncounted]).toEqual([undefined, 1]);
+    expect((await s.run('pass', () => {}, {})).uncounted).toBe(1);
+    // Nothing was written for them: the page counts them (run-counts.ts).
+    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions);
 
-    // The count cannot be saved while the session record is missing; the next commit adds it.
+    const committed = await s.run("counted = 'yes'", () => {}, {});
+    expect(committed.uncounted).toBeUndefined();
+    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 1);
+
+    // A commit that cannot be written (the session record is gone) is not counted either.
     await db.delete('sessions', 's1');
-    await s.run('pass', () => {}, {});
-    await getSession(db, 's1');
-    await putSession(db, { ...before, totalExecutions: before.totalExecutions + 2 });
-    await s.run("counted = 'yes'", () => {}, {});
-    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 4);
+    const failed = await s.run("counted = 'again'", () => {}, {});
+    expect(failed.commitError).toBeDefined();
+    expect(failed.uncounted).toBe(1);
+    await putSession(db, { ...before, totalExecutions: before.totalExecutions + 1 });
+    const retried = await s.run('pass', () => {}, {});
+    // The change it could not save is proposed again, with this run's own count.
+    expect([retried.commitError, retried.uncounted]).toEqual([undefined, undefined]);
+    expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 2);
   });
 
   it('clear forgets variables in memory and storage but keeps files', async () => {

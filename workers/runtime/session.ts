@@ -54,8 +54,6 @@ export class WorkerSession {
   private readonly stderr: OutputStream;
   private sink: ((event: RunEvent) => void) | null = null;
   private interrupt: Uint8Array | null = null;
-  /** Runs whose count failed to reach storage, added to the next commit. */
-  private uncounted = 0;
   /** Workspace files as last committed: path → "size:mtime". */
   private known = new Map<string, string>();
 
@@ -174,6 +172,8 @@ export class WorkerSession {
       await this.commitRun(py, result);
     } catch (e) {
       result.commitError = describeCommitError(e);
+      // Its commit would have counted it; the page counts it instead.
+      if (this.stateful) result.uncounted = 1;
     }
     result.durationMs = performance.now() - t0;
     return result;
@@ -193,13 +193,14 @@ export class WorkerSession {
       return;
     }
     if (!files.put.length && !files.delete.length && !snap.put.length && !snap.delete.length && !py.replay.length) {
-      // Nothing of the user's changed: storage already holds all of it.
+      // Nothing of the user's changed: storage already holds all of it. The run's count is
+      // the page's to write (src/lib/sessions/run-counts.ts), off this run's path.
       this.runtime.confirm_snapshot();
-      this.countRun(db, this.sessionId);
+      result.uncounted = 1;
       return;
     }
     const change: SessionChange = {
-      executions: 1 + this.uncounted,
+      executions: 1,
       files,
       variables: {
         put: snap.put.map(({ pickle, reason, hash, ...meta }) => ({
@@ -214,25 +215,10 @@ export class WorkerSession {
       replay: py.replay,
     };
     await commitChange(db, this.sessionId, change);
-    this.uncounted = 0;
     // Only now is the change storage's: had the commit failed, the next run would propose it again.
     this.runtime.confirm_snapshot();
     // Storage now holds the workspace as scanned for this commit; walking it again finds the same.
     this.known = now;
-  }
-
-  /**
-   * Counts a run that changed nothing, without waiting for the write: it holds no user data,
-   * and IndexedDB runs it before any transaction on the same stores opened later, here or
-   * in the page, so whoever reads the session after this run returned sees the count. One
-   * that fails is added to the next commit.
-   */
-  private countRun(db: PyTabsDB, sessionId: string): void {
-    const executions = 1 + this.uncounted;
-    this.uncounted = 0;
-    commitChange(db, sessionId, { executions }).catch(() => {
-      this.uncounted += executions;
-    });
   }
 
   /** Files created, changed or removed in the workspace since the last commit, and the scan that found them. */

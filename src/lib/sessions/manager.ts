@@ -13,6 +13,7 @@ import { WorkerPool } from './pool';
 import { pageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
+import { RunCounts } from './run-counts';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
 
@@ -36,7 +37,7 @@ export interface ManagerOptions {
 }
 
 const MAX_NAME = 100;
-/** How long changes gather before other tabs are told of them at once. */
+/** How long changes (and quiet runs' counts) gather before they are written and other tabs told, at once. */
 const BROADCAST_MS = 30;
 const MAX_VAR_NAME = 100;
 const MAX_VAR_VALUE = 64 * 1024;
@@ -82,7 +83,9 @@ export class SessionManager {
   private readonly sessionVars = new Map<string, Record<string, string>>();
   /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
   private channel: BroadcastChannel | null;
-  private broadcastQueued = false;
+  /** Quiet runs' counts, written from a task of their own; every read of session records flushes them first. */
+  private readonly runCounts = new RunCounts(() => this.db);
+  private laterQueued = false;
   private settings!: Settings;
   readonly dbName: string;
   readonly indexURL: string;
@@ -141,17 +144,25 @@ export class SessionManager {
 
   private changed(): void {
     this.notify();
-    // Posted from a task of its own, off the path of the call that changed something (a
-    // BroadcastChannel message, ~0.05 ms, was the largest cost the page added to a quiet
-    // run), and one message for all the changes of BROADCAST_MS: runs in quick succession
-    // tell other tabs once, which still hear of each change well within a frame or two.
-    if (this.channel && !this.broadcastQueued) {
-      this.broadcastQueued = true;
-      setTimeout(() => {
-        this.broadcastQueued = false;
-        this.channel?.postMessage('changed');
-      }, BROADCAST_MS);
-    }
+    this.later();
+  }
+
+  /**
+   * What waits for a task of its own, off the path of the call that changed something: the
+   * counts of runs that changed nothing (run-counts.ts), then the message that tells other
+   * tabs to refresh (a BroadcastChannel message, ~0.05 ms, was the largest cost the page
+   * added to a quiet run). Runs in quick succession share one of each per BROADCAST_MS;
+   * other tabs still hear of a change within two frames, and every read here flushes the
+   * counts first.
+   */
+  private later(): void {
+    if (this.laterQueued) return;
+    this.laterQueued = true;
+    setTimeout(() => {
+      this.laterQueued = false;
+      // Other tabs read storage when told: the counts go first.
+      void this.runCounts.flush().then(() => this.channel?.postMessage('changed'));
+    }, BROADCAST_MS);
   }
 
   private notify(): void {
@@ -218,6 +229,7 @@ export class SessionManager {
   }
 
   private async requireSession(sessionId: string): Promise<SessionRecord> {
+    void this.runCounts.flush();
     const record = await getSession(this.db, sessionId);
     if (!record) throw new Error(`No session with id ${sessionId}.`);
     return record;
@@ -246,6 +258,8 @@ export class SessionManager {
   }
 
   async listSessions(): Promise<SessionInfo[]> {
+    // Opened before the read, so the read sees the counts.
+    void this.runCounts.flush();
     return (await listSessionRecords(this.db)).map((r) => this.info(r));
   }
 
@@ -271,7 +285,9 @@ export class SessionManager {
     await this.ensureOwned(sessionId);
     this.sessionVars.set(sessionId, vars);
     try {
-      return await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000));
+      const result = await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000));
+      this.runCounts.add(sessionId, result.uncounted ?? 0);
+      return result;
     } finally {
       this.changed();
     }
@@ -422,6 +438,7 @@ export class SessionManager {
 
   /** Terminates every worker (page unload, tests). */
   dispose(): void {
+    void this.runCounts.flush();
     for (const host of this.hosts.values()) host.terminate();
     for (const id of this.hosts.keys()) this.locks.release(id);
     this.hosts.clear();

@@ -22,20 +22,27 @@ export interface SessionChange {
  * count, storage bytes, last active) in step with what is stored.
  */
 export async function commitChange(db: PyTabsDB, sessionId: string, change: SessionChange): Promise<void> {
-  if (!change.files && !change.variables && !change.replay?.length) {
-    // Only counters: one store, so the write costs the run less and reads of files and
-    // variables (the page refreshing its panels) need not wait behind it.
-    const tx = db.transaction('sessions', 'readwrite');
-    return completeOrAbort(tx, async () => {
-      const sessions = tx.objectStore('sessions');
-      const record = await sessions.get(sessionId);
-      if (!record) throw new Error(`No session with id ${sessionId}`);
-      await sessions.put(touch(record, change));
-    });
-  }
   const stores = ['sessions', 'files', 'fileData', 'variables', 'pickles', 'replay'] as const;
   const tx = db.transaction(stores, 'readwrite');
   return completeOrAbort(tx, () => writeChange(tx, sessionId, change));
+}
+
+/**
+ * Counts runs that changed nothing, for several sessions in one transaction on the sessions
+ * store alone. Its transaction is opened before the first await, so a read opened after the
+ * call sees the counts. A session deleted meanwhile has nothing left to count.
+ */
+export async function countRuns(db: PyTabsDB, runs: ReadonlyMap<string, number>, now = Date.now()): Promise<void> {
+  const tx = db.transaction('sessions', 'readwrite');
+  return completeOrAbort(tx, async () => {
+    const sessions = tx.objectStore('sessions');
+    await Promise.all(
+      [...runs].map(async ([sessionId, executions]) => {
+        const record = await sessions.get(sessionId);
+        if (record) await sessions.put(touch(record, { executions, now }));
+      }),
+    );
+  });
 }
 
 /** Runs `write` in `tx` and waits for the commit; a failed write aborts all of it. */
