@@ -15,6 +15,9 @@ let session: WorkerSession | null = null;
 // Dropped once Python is loaded: a resolved promise keeps its 31 MB for as long as it is held.
 let supply: (snapshot: PageSnapshot | undefined) => void = () => undefined;
 let snapshotGiven: Promise<PageSnapshot | undefined> | null = new Promise((resolve) => (supply = resolve));
+// Pyodide's wasm as the page compiled it, likewise.
+let supplyWasm: (module: WebAssembly.Module | undefined) => void = () => undefined;
+const wasmGiven = new Promise<WebAssembly.Module | undefined>((resolve) => (supplyWasm = resolve));
 
 function current(): WorkerSession {
   if (!session) throw new Error('The session has not started yet.');
@@ -45,7 +48,7 @@ const api: SessionWorkerApi = {
     const unwatch = watchFetches((p) => say(fetchStep(p)));
     let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshotGiven ?? undefined);
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshotGiven ?? undefined, wasmGiven);
     } finally {
       unwatch();
       // Its resolve function holds the promise too.
@@ -62,6 +65,9 @@ const api: SessionWorkerApi = {
   },
   async supplySnapshot(snapshot: PageSnapshot | undefined) {
     supply(snapshot);
+  },
+  async supplyWasm(module: WebAssembly.Module | undefined) {
+    supplyWasm(module);
   },
   run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
   writeFile: (path, data) => current().writeFile(path, data),

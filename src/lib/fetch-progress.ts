@@ -67,13 +67,21 @@ export function watchFetches(report: (progress: FetchProgress) => void): () => v
     const response = await original(input, init);
     if (response.ok && response.body) {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      void countBody(response.clone(), fileNameOf(url), report);
+      countClone(response, fileNameOf(url), report);
     }
     return response;
   };
   return () => {
     globalThis.fetch = original;
   };
+}
+
+/**
+ * Counts a response's download on a clone, leaving the response itself as the browser made
+ * it (with its URL, which V8 needs to reuse a cached compile of a wasm).
+ */
+export function countClone(response: Response, file: string, report: (progress: FetchProgress) => void): void {
+  if (response.ok && response.body) void countBody(response.clone(), file, report);
 }
 
 async function countBody(response: Response, file: string, report: (progress: FetchProgress) => void): Promise<void> {

@@ -55,6 +55,8 @@ export interface StartReport {
   snapshot?: 'used' | 'fallback' | 'none';
   /** Why restoring the snapshot failed, when it did. */
   snapshotError?: string;
+  /** Whether Pyodide's wasm was the module the page compiled, or fetched and compiled by the worker. */
+  wasm?: 'page' | 'fetched';
 }
 
 export type RunEvent =
@@ -112,11 +114,13 @@ export interface WorkspaceEntry {
 export interface SessionWorkerApi {
   /**
    * Starts Pyodide and restores the session, telling `onProgress` what it is doing. Python's
-   * own downloads begin at once; its restore waits for `supplySnapshot`.
+   * own downloads begin at once; its restore waits for `supplySnapshot` and `supplyWasm`.
    */
   start(options: StartOptions, onProgress?: (progress: StartProgress) => void): Promise<StartReport>;
   /** The page's snapshot for the start; undefined when the page has none (the worker looks for it itself). */
   supplySnapshot(snapshot: PageSnapshot | undefined): Promise<void>;
+  /** Pyodide's wasm as the page compiled it; undefined when it has none (the worker fetches it itself). */
+  supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
   run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>): Promise<RunResult>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;

@@ -280,13 +280,14 @@ test('a start reports what it fetches and restores, step by step, and nothing on
       steps.push(step.text);
       if (step.total && step.loaded !== undefined && step.loaded <= step.total) determinate = true;
     });
-    await api.startSession(id);
+    const report = await api.startSession(id);
     stop();
-    return { steps, determinate, after: api.startProgress(id) };
+    return { steps, determinate, after: api.startProgress(id), wasm: report.wasm, snapshot: report.snapshot };
   }, ids.id);
+  // The worker instantiated the wasm the page compiled when it opened, and restored the snapshot.
+  expect([seen.wasm, seen.snapshot]).toEqual(['page', 'used']);
   // Pyodide's own downloads are named as they come, with their sizes.
-  expect(seen.steps.some((t) => /^Fetch(ing|ed) pyodide\.asm\.wasm: [\d.]+ [KM]B/.test(t))).toBe(true);
-  expect(seen.steps.some((t) => /^Fetch(ing|ed) python_stdlib\.zip/.test(t))).toBe(true);
+  expect(seen.steps.some((t) => /^Fetch(ing|ed) python_stdlib\.zip: [\d.]+ [KM]B/.test(t))).toBe(true);
   expect(seen.determinate).toBe(true);
   expect(seen.steps).toContain("Reading this session's files and variables from storage");
   expect(seen.steps).toContain('Restoring 1 variable and 1 import or definition');
@@ -302,9 +303,9 @@ test('a session starts on the spare worker whose script is already loaded, and a
     const api = window.pytabs!;
     await api.startSession((await api.listSessions())[0]!.id);
   });
-  /** Whether a worker has loaded Pyodide (fetched its wasm): a spare has not. */
+  /** Whether a worker has loaded Pyodide (fetched its standard library; the wasm comes from the page): a spare has not. */
   const booted = (w: import('@playwright/test').Worker) =>
-    w.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('pyodide.asm.wasm')));
+    w.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('python_stdlib.zip')));
   const spares = async () => {
     const flags = await Promise.all(page.workers().map(async (w) => ({ w, booted: await booted(w) })));
     return flags.filter((f) => !f.booted).map((f) => f.w);

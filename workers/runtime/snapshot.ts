@@ -82,6 +82,8 @@ export interface LoadedPyodide {
   snapshot: SnapshotUse;
   /** Why the snapshot was not used, when it was there but failed. */
   snapshotError?: string;
+  /** Whether the wasm was the module the page compiled, or fetched and compiled here. */
+  wasm: 'page' | 'fetched';
 }
 
 async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
@@ -105,7 +107,22 @@ export async function loadSessionPyodide(
   sources: RuntimeSources,
   /** The snapshot as the page fetched it; used only if it is this runtime's. */
   given?: PageSnapshot | Promise<PageSnapshot | undefined>,
+  /** Pyodide's wasm as the page compiled it (a browser worker); without it Pyodide fetches its own. */
+  compiled?: Promise<WebAssembly.Module | undefined>,
 ): Promise<LoadedPyodide> {
+  const wasm = compiled ? useCompiledWasm(config.indexURL, compiled) : null;
+  try {
+    return { ...(await loadWithSnapshot(config, sources, given)), wasm: wasm?.used() ? 'page' : 'fetched' };
+  } finally {
+    wasm?.restore();
+  }
+}
+
+async function loadWithSnapshot(
+  config: LoadConfig,
+  sources: RuntimeSources,
+  given?: PageSnapshot | Promise<PageSnapshot | undefined>,
+): Promise<Omit<LoadedPyodide, 'wasm'>> {
   const bytes = (async (): Promise<Uint8Array> => {
     let found: Uint8Array | null = null;
     try {
@@ -127,6 +144,46 @@ export async function loadSessionPyodide(
     const plain = await loadPyodide(config);
     return error instanceof NoSnapshot ? { pyodide: plain, snapshot: 'none' } : { pyodide: plain, snapshot: 'fallback', snapshotError: String(error) };
   }
+}
+
+/**
+ * Makes Pyodide instantiate the page's compiled module instead of its own download, for the
+ * length of one load. Pyodide (314) fetches `pyodide.asm.wasm` with `fetch` when the load
+ * begins and hands the response to `WebAssembly.instantiateStreaming`: this answers that
+ * fetch once the page said whether it has a module (with an empty stand-in if it has) and
+ * instantiates the module in place of the stand-in. Should Pyodide load its wasm another
+ * way, neither hook is reached and the load goes on as before, only slower; the report's
+ * `wasm: 'page'` (checked end to end) says whether the module was used.
+ */
+function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.Module | undefined>): { used: () => boolean; restore: () => void } {
+  const wasmURL = new URL('pyodide.asm.wasm', indexURL).href;
+  const { fetch: originalFetch } = globalThis;
+  const originalInstantiate = WebAssembly.instantiateStreaming;
+  const standIn = new Response(new Uint8Array(0), { headers: { 'Content-Type': 'application/wasm' } });
+  let module: WebAssembly.Module | undefined;
+  let used = false;
+  globalThis.fetch = async (input, init) => {
+    const url = typeof input === 'string' ? new URL(input, globalThis.location?.href).href : input instanceof URL ? input.href : input.url;
+    if (url === wasmURL) {
+      module = await compiled.catch(() => undefined);
+      if (module) return standIn;
+    }
+    return originalFetch(input, init);
+  };
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    if (module && (await source) === standIn) {
+      used = true;
+      return { module, instance: await WebAssembly.instantiate(module, imports) };
+    }
+    return originalInstantiate(source, imports);
+  };
+  return {
+    used: () => used,
+    restore: () => {
+      globalThis.fetch = originalFetch;
+      WebAssembly.instantiateStreaming = originalInstantiate;
+    },
+  };
 }
 
 /**

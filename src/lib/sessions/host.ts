@@ -19,6 +19,8 @@ export interface HostEnv {
   onProgress?: (progress: StartProgress | null) => void;
   /** The page's copy of the build's memory snapshot, handed to each worker it starts; `watch` hears its download. */
   snapshot?: (watch: (progress: FetchProgress) => void) => Promise<PageSnapshot | undefined>;
+  /** Pyodide's wasm as the page compiled it, handed to each worker it starts; `watch` hears its download. */
+  wasm?: (watch: (progress: FetchProgress) => void) => Promise<WebAssembly.Module | undefined>;
 }
 
 /** Why a worker was ended under a pending call. */
@@ -145,11 +147,16 @@ export class SessionHost {
         throw error;
       },
     );
-    // Sent after the start, so the worker fetches Python's files while the page still fetches
-    // the snapshot (a first visit) or unpacks it; a terminated worker's proxy refuses it.
+    // Sent after the start, so the worker fetches Python's other files while the page still
+    // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
+    // terminated worker's proxy refuses them.
     void Promise.resolve(this.env.snapshot?.((download) => progress(fetchStep(download))))
       .catch(() => undefined)
       .then((snapshot) => api.supplySnapshot(snapshot))
+      .catch(() => undefined);
+    void Promise.resolve(this.env.wasm?.((download) => progress(fetchStep(download))))
+      .catch(() => undefined)
+      .then((module) => api.supplyWasm(module))
       .catch(() => undefined);
     return live;
   }

@@ -10,7 +10,7 @@ import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostState } from './host';
 import { WorkerPool } from './pool';
-import { pageSnapshot } from './snapshot-cache';
+import { pageSnapshot, pageWasm } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 import { RunCounts } from './run-counts';
@@ -111,9 +111,10 @@ export class SessionManager {
   static async open(options: ManagerOptions = {}): Promise<SessionManager> {
     const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
     const manager = new SessionManager(db, options);
-    // A session's worker starts soon after the app opens and waits for the snapshot and its
-    // script: fetch both now, while storage opens and the page renders.
+    // A session's worker starts soon after the app opens and waits for the snapshot, the
+    // compiled wasm and its script: get all three now, while storage opens and the page renders.
     void pageSnapshot(manager.indexURL);
+    void pageWasm(manager.indexURL);
     prepareSpareWorker();
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
@@ -214,6 +215,7 @@ export class SessionManager {
           for (const listener of this.progressListeners) listener(sessionId, progress);
         },
         snapshot: (watch) => pageSnapshot(this.indexURL, watch),
+        wasm: (watch) => pageWasm(this.indexURL, watch),
       });
       this.hosts.set(sessionId, host);
     }
@@ -301,6 +303,7 @@ export class SessionManager {
       limits: () => this.limits(),
       packageIndexURL: () => this.packageIndexURL(),
       snapshot: (watch) => pageSnapshot(this.indexURL, watch),
+      wasm: (watch) => pageWasm(this.indexURL, watch),
     });
     try {
       return await host.run(code, {}, onEvent);
