@@ -135,6 +135,9 @@ async function loadWithSnapshot(
     if (!found) throw new NoSnapshot();
     return found;
   })();
+  // Pyodide awaits it only after loading its script: until then a missing snapshot would be
+  // reported as an unhandled rejection (the worker's error event), though the load handles it.
+  bytes.catch(() => undefined);
   try {
     const pyodide = await loadPyodide({ ...config, _loadSnapshot: bytes });
     releaseSnapshotBytes(pyodide);
