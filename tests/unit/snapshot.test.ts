@@ -7,7 +7,7 @@ import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
 import { newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { RUNTIME_SOURCES } from '../../workers/runtime/python-files';
 import { WorkerSession } from '../../workers/runtime/session';
-import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
+import { loadSessionPyodide, makeSnapshot, snapshotFileName, useCompiledWasm, type RuntimeSources } from '../../workers/runtime/snapshot';
 import { packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
 
 // Guards Pyodide's private snapshot API (_makeSnapshot, makeMemorySnapshot, _loadSnapshot):
@@ -166,5 +166,31 @@ describe('memory snapshot', () => {
     expect(broken.snapshotError).toBeTruthy();
     const session = new WorkerSession(broken.pyodide, null, null, limits);
     expect((await session.run('2 * 21', () => {}, {})).result?.['text/plain']).toBe('42');
+  });
+
+  it("instantiates the page's compiled wasm in place of Pyodide's download, also when the module comes late", async () => {
+    // The smallest valid module: Pyodide's own fetch and instantiateStreaming calls, as it makes them in a browser.
+    const bytes = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+    const base = 'http://localhost/pyodide/';
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', async (url: string | URL) => {
+      fetched.push(String(url));
+      return new Response(bytes, { headers: { 'Content-Type': 'application/wasm' } });
+    });
+    let give!: (module: WebAssembly.Module | undefined) => void;
+    const late = useCompiledWasm(base, new Promise((resolve) => (give = resolve)));
+    // Instantiation is asked for while the fetch still waits for the page's answer.
+    const instantiated = WebAssembly.instantiateStreaming(fetch(new URL('pyodide.asm.wasm', base)), {});
+    give(await WebAssembly.compile(bytes));
+    const { module } = await instantiated;
+    expect(WebAssembly.Module.exports(module)).toEqual([]);
+    expect([late.used(), fetched]).toEqual([true, []]);
+    late.restore();
+
+    // Without a module from the page, the wasm is fetched and compiled as before.
+    const none = useCompiledWasm(base, Promise.resolve(undefined));
+    await WebAssembly.instantiateStreaming(fetch(new URL('pyodide.asm.wasm', base)), {});
+    expect([none.used(), fetched]).toEqual([false, [`${base}pyodide.asm.wasm`]]);
+    none.restore();
   });
 });

@@ -158,7 +158,7 @@ async function loadWithSnapshot(
  * way, neither hook is reached and the load goes on as before, only slower; the report's
  * `wasm: 'page'` (checked end to end) says whether the module was used.
  */
-function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.Module | undefined>): { used: () => boolean; restore: () => void } {
+export function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.Module | undefined>): { used: () => boolean; restore: () => void } {
   const wasmURL = new URL('pyodide.asm.wasm', indexURL).href;
   const { fetch: originalFetch } = globalThis;
   const originalInstantiate = WebAssembly.instantiateStreaming;
@@ -174,11 +174,14 @@ function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.Module 
     return originalFetch(input, init);
   };
   WebAssembly.instantiateStreaming = async (source, imports) => {
-    if (module && (await source) === standIn) {
+    // Pyodide passes the fetch's promise, which the hook above settles only once the page
+    // said whether it has a module: look at `module` after it, not before.
+    const response = await source;
+    if (response === standIn && module) {
       used = true;
       return { module, instance: await WebAssembly.instantiate(module, imports) };
     }
-    return originalInstantiate(source, imports);
+    return originalInstantiate(response, imports);
   };
   return {
     used: () => used,
