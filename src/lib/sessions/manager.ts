@@ -8,7 +8,7 @@ import { validateExistingPath, validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, StartProgress, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
-import { SessionHost, WorkerTerminatedError, type HostState } from './host';
+import { SessionHost, WorkerTerminatedError, type HostEnv, type HostState } from './host';
 import { WorkerPool } from './pool';
 import { pageSnapshot, pageWasm } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
@@ -204,22 +204,29 @@ export class SessionManager {
     let host = this.hosts.get(sessionId);
     if (!host) {
       host = new SessionHost(sessionId, {
-        dbName: this.dbName,
-        indexURL: this.indexURL,
-        limits: () => this.limits(),
-        packageIndexURL: () => this.packageIndexURL(),
+        ...this.workerEnv(),
         interruptGraceMs: this.options.interruptGraceMs,
         // A worker's state is this tab's own (other tabs show the session read-only): no broadcast.
         onState: () => this.notify(),
         onProgress: (progress) => {
           for (const listener of this.progressListeners) listener(sessionId, progress);
         },
-        snapshot: (watch) => pageSnapshot(this.indexURL, watch),
-        wasm: (watch) => pageWasm(this.indexURL, watch),
       });
       this.hosts.set(sessionId, host);
     }
     return host;
+  }
+
+  /** What every worker this page starts is given, a session's or a stateless one. */
+  private workerEnv(): HostEnv {
+    return {
+      dbName: this.dbName,
+      indexURL: this.indexURL,
+      limits: () => this.limits(),
+      packageIndexURL: () => this.packageIndexURL(),
+      snapshot: (watch) => pageSnapshot(this.indexURL, watch),
+      wasm: (watch) => pageWasm(this.indexURL, watch),
+    };
   }
 
   private packageIndexURL(): string | undefined {
@@ -297,14 +304,7 @@ export class SessionManager {
 
   /** Runs code in a fresh scratch worker that keeps nothing. */
   async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
-    const host = new SessionHost(null, {
-      dbName: this.dbName,
-      indexURL: this.indexURL,
-      limits: () => this.limits(),
-      packageIndexURL: () => this.packageIndexURL(),
-      snapshot: (watch) => pageSnapshot(this.indexURL, watch),
-      wasm: (watch) => pageWasm(this.indexURL, watch),
-    });
+    const host = new SessionHost(null, this.workerEnv());
     try {
       return await host.run(code, {}, onEvent);
     } finally {
