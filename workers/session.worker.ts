@@ -10,14 +10,18 @@ import { loadSessionPyodide } from './runtime/snapshot';
 // This worker serves exactly one session; the WorkerSession carries its id.
 let session: WorkerSession | null = null;
 
-// The page's snapshot, which comes in a message of its own after the start: Pyodide fetches
-// its script, wasm and standard library meanwhile and needs the snapshot only to instantiate.
-// Dropped once Python is loaded: a resolved promise keeps its 31 MB for as long as it is held.
-let supply: (snapshot: PageSnapshot | undefined) => void = () => undefined;
-let snapshotGiven: Promise<PageSnapshot | undefined> | null = new Promise((resolve) => (supply = resolve));
-// Pyodide's wasm as the page compiled it, likewise.
-let supplyWasm: (module: WebAssembly.Module | undefined) => void = () => undefined;
-const wasmGiven = new Promise<WebAssembly.Module | undefined>((resolve) => (supplyWasm = resolve));
+/** A value the page sends in a message of its own after the start, and the start awaits. */
+function handedOver<T>(): { value: Promise<T | undefined>; give: (value: T | undefined) => void } {
+  let give: (value: T | undefined) => void = () => undefined;
+  const value = new Promise<T | undefined>((resolve) => (give = resolve));
+  return { value, give };
+}
+
+// The page's snapshot and its compiled wasm: Pyodide fetches its script and standard library
+// meanwhile and needs them only to instantiate. The snapshot is dropped once Python is
+// loaded: a resolved promise (and its resolve function) keeps its 31 MB while it is held.
+let snapshot: ReturnType<typeof handedOver<PageSnapshot>> | null = handedOver();
+const wasm = handedOver<WebAssembly.Module>();
 
 function current(): WorkerSession {
   if (!session) throw new Error('The session has not started yet.');
@@ -44,30 +48,28 @@ const api: SessionWorkerApi = {
     }
     say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
-    // Pyodide's wasm, standard library and lock file, and the snapshot if the page had none.
+    // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.
     const unwatch = watchFetches((p) => say(fetchStep(p)));
     let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshotGiven ?? undefined, wasmGiven);
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, wasm.value);
     } finally {
       unwatch();
-      // Its resolve function holds the promise too.
-      snapshotGiven = null;
-      supply = () => undefined;
+      snapshot = null;
     }
-    const { pyodide, ...snapshot } = loaded;
+    const { pyodide, ...how } = loaded;
     const loadMs = performance.now() - t0;
     if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
     const db = await dbReady;
     session = new WorkerSession(pyodide, db, sessionId, options.limits, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
-    return { ...(await session.start(stored, say)), loadMs, ...snapshot };
+    return { ...(await session.start(stored, say)), loadMs, ...how };
   },
-  async supplySnapshot(snapshot: PageSnapshot | undefined) {
-    supply(snapshot);
+  async supplySnapshot(given: PageSnapshot | undefined) {
+    snapshot?.give(given);
   },
   async supplyWasm(module: WebAssembly.Module | undefined) {
-    supplyWasm(module);
+    wasm.give(module);
   },
   run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
   writeFile: (path, data) => current().writeFile(path, data),

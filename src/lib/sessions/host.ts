@@ -150,14 +150,9 @@ export class SessionHost {
     // Sent after the start, so the worker fetches Python's other files while the page still
     // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
     // terminated worker's proxy refuses them.
-    void Promise.resolve(this.env.snapshot?.((download) => progress(fetchStep(download))))
-      .catch(() => undefined)
-      .then((snapshot) => api.supplySnapshot(snapshot))
-      .catch(() => undefined);
-    void Promise.resolve(this.env.wasm?.((download) => progress(fetchStep(download))))
-      .catch(() => undefined)
-      .then((module) => api.supplyWasm(module))
-      .catch(() => undefined);
+    const watch = (download: FetchProgress) => progress(fetchStep(download));
+    handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot));
+    handOver(this.env.wasm?.(watch), (module) => api.supplyWasm(module));
     return live;
   }
 
@@ -299,6 +294,14 @@ export class SessionHost {
  * machine under a full test suite's load for a loop that did honour the interrupt.
  */
 const INTERRUPT_GRACE_MS = 3000;
+
+/** Sends what the page has (undefined if it has nothing, or getting it failed) once it is there. */
+function handOver<T>(value: Promise<T | undefined> | undefined, send: (value: T | undefined) => Promise<void>): void {
+  void Promise.resolve(value)
+    .catch(() => undefined)
+    .then(send)
+    .catch(() => undefined);
+}
 
 function timeoutText(ms: number): string {
   return `The run took longer than its time limit of ${Math.round(ms / 1000)} s and was stopped.`;
