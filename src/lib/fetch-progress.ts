@@ -14,6 +14,12 @@ export interface FetchProgress {
 /** Reports at most this often per download, plus its end. */
 const REPORT_MS = 100;
 
+/** The absolute URL a `fetch` call asks for. */
+export function requestURL(input: RequestInfo | URL): string {
+  if (input instanceof URL) return input.href;
+  return typeof input === 'string' ? new URL(input, globalThis.location?.href).href : input.url;
+}
+
 export function fileNameOf(url: string): string {
   const path = new URL(url, globalThis.location?.href).pathname;
   return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || url;
@@ -65,10 +71,7 @@ export function watchFetches(report: (progress: FetchProgress) => void): () => v
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const response = await original(input, init);
-    if (response.ok && response.body) {
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      countClone(response, fileNameOf(url), report);
-    }
+    if (response.ok) countClone(response, fileNameOf(requestURL(input)), report);
     return response;
   };
   return () => {
@@ -77,11 +80,11 @@ export function watchFetches(report: (progress: FetchProgress) => void): () => v
 }
 
 /**
- * Counts a response's download on a clone, leaving the response itself as the browser made
- * it (with its URL, which V8 needs to reuse a cached compile of a wasm).
+ * Counts a successful response's download on a clone, leaving the response itself as the
+ * browser made it (with its URL, which V8 needs to reuse a cached compile of a wasm).
  */
 export function countClone(response: Response, file: string, report: (progress: FetchProgress) => void): void {
-  if (response.ok && response.body) void countBody(response.clone(), file, report);
+  if (response.body) void countBody(response.clone(), file, report);
 }
 
 async function countBody(response: Response, file: string, report: (progress: FetchProgress) => void): Promise<void> {

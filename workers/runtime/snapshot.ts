@@ -1,5 +1,6 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
 import { unpackSnapshot } from '../../src/lib/snapshot-codec';
+import { requestURL } from '../../src/lib/fetch-progress';
 import type { PageSnapshot } from '../../src/lib/worker-api';
 
 /*
@@ -166,8 +167,7 @@ export function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.
   let module: WebAssembly.Module | undefined;
   let used = false;
   globalThis.fetch = async (input, init) => {
-    const url = typeof input === 'string' ? new URL(input, globalThis.location?.href).href : input instanceof URL ? input.href : input.url;
-    if (url === wasmURL) {
+    if (requestURL(input) === wasmURL) {
       module = await compiled.catch(() => undefined);
       if (module) return standIn;
     }
