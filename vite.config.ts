@@ -85,15 +85,40 @@ function pyodideSnapshot(): Plugin {
   };
 }
 
+/**
+ * Pyodide imports Node's built-ins only when it runs in Node (dynamic imports behind a check);
+ * in the browser bundle each becomes an empty module instead of one Vite warns it externalized.
+ */
+function pyodideNodeBuiltins(): Plugin {
+  const STUB = '\0pytabs-node-builtin';
+  return {
+    name: 'pytabs-pyodide-node-builtins',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(id, importer) {
+      if (id.startsWith('node:') && importer?.includes(`${path.sep}node_modules${path.sep}pyodide${path.sep}`)) return STUB;
+    },
+    load(id) {
+      if (id === STUB) return 'export default {};';
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [svelte(), pyodideCore(), pyodideSnapshot()],
-  worker: { format: 'es' },
+  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot()],
+  // Pyodide is bundled into the session worker, which Vite builds with its own plugins.
+  worker: { format: 'es', plugins: () => [pyodideNodeBuiltins()] },
   optimizeDeps: {
     exclude: ['pyodide'],
     include: ['comlink', 'idb', 'xlsx', 'dompurify'],
   },
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders, port: 4173, strictPort: true },
-  build: { target: 'es2022', chunkSizeWarningLimit: 4000 },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 4000,
+    // The snapshot plugin boots Python at build time, which takes seconds by design.
+    rolldownOptions: { checks: { pluginTimings: false } },
+  },
 });

@@ -1,6 +1,6 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
-import { unpackSnapshot } from '../../src/lib/snapshot-codec';
-import { requestURL } from '../../src/lib/fetch-progress';
+import { unpackSnapshot } from '../../src/lib/snapshot-codec.ts';
+import { requestURL } from '../../src/lib/fetch-progress.ts';
 import type { PageSnapshot } from '../../src/lib/worker-api';
 
 /*
