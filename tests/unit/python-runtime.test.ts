@@ -26,7 +26,7 @@ interface Entry {
   hash?: string;
   pickle?: Uint8Array;
 }
-interface Snapshot {
+interface VariableChanges {
   put: Entry[];
   delete: string[];
 }
@@ -85,16 +85,16 @@ class Session {
     return outcome;
   }
 
-  /** A snapshot that storage committed (the worker confirms after its transaction). */
-  snapshot(variableLimit = 10 * MB, sessionLimit = 100 * MB): Snapshot {
-    const snap = this.proposeSnapshot(variableLimit, sessionLimit);
-    this.rt.confirm_snapshot();
+  /** Changes that storage committed (the worker confirms after its transaction). */
+  changes(variableLimit = 10 * MB, sessionLimit = 100 * MB): VariableChanges {
+    const snap = this.proposeChanges(variableLimit, sessionLimit);
+    this.rt.confirm_changes();
     return snap;
   }
 
-  /** A snapshot whose commit has not (yet) succeeded. */
-  proposeSnapshot(variableLimit = 10 * MB, sessionLimit = 100 * MB): Snapshot {
-    return plain<Snapshot>(this.rt.snapshot(variableLimit, sessionLimit) as PyProxy);
+  /** Changes whose commit has not (yet) succeeded. */
+  proposeChanges(variableLimit = 10 * MB, sessionLimit = 100 * MB): VariableChanges {
+    return plain<VariableChanges>(this.rt.changes(variableLimit, sessionLimit) as PyProxy);
   }
 
   restore(stored: StoredSession): RestoreReport {
@@ -117,12 +117,12 @@ class Session {
     return this.pyodide.runPython(`repr(${expression})`) as string;
   }
 
-  names(snapshot: Snapshot): string[] {
-    return snapshot.put.map((entry) => entry.name);
+  names(changes: VariableChanges): string[] {
+    return changes.put.map((entry) => entry.name);
   }
 }
 
-/** What the worker keeps in IndexedDB for a session: replay sources and the variables of each snapshot. */
+/** What the worker keeps in IndexedDB for a session: replay sources and the variables of each run's changes. */
 /** Counts the digests the state module makes from now on, until stop() puts hashlib back. */
 function countDigests(s: Session): (() => number) & { stop: () => void } {
   const globals = s.pyodide.toPy({});
@@ -146,16 +146,16 @@ class StoredSession {
   readonly replay: string[] = [];
   readonly variables = new Map<string, Entry>();
 
-  commit(run: RunOutcome, snapshot: Snapshot): void {
+  commit(run: RunOutcome, changes: VariableChanges): void {
     this.replay.push(...run.replay);
-    for (const entry of snapshot.put) this.variables.set(entry.name, entry);
-    for (const name of snapshot.delete) this.variables.delete(name);
+    for (const entry of changes.put) this.variables.set(entry.name, entry);
+    for (const name of changes.delete) this.variables.delete(name);
   }
 }
 
-function entry(snapshot: Snapshot, name: string): Entry {
-  const found = snapshot.put.find((e) => e.name === name);
-  if (!found) throw new Error(`${name} is not in the snapshot's put: ${snapshot.put.map((e) => e.name).join(', ')}`);
+function entry(changes: VariableChanges, name: string): Entry {
+  const found = changes.put.find((e) => e.name === name);
+  if (!found) throw new Error(`${name} is not in the changes' put: ${changes.put.map((e) => e.name).join(', ')}`);
   return found;
 }
 
@@ -389,27 +389,27 @@ describe('isolation', () => {
     await a.ok("secret = 'only in a'\nopen('mine.txt', 'w').write('a')");
     const fromB = await b.run('secret');
     expect(fromB.error?.ename).toBe('NameError');
-    expect(b.snapshot().put).toEqual([]);
-    expect(a.names(a.snapshot())).toEqual(['secret']);
+    expect(b.changes().put).toEqual([]);
+    expect(a.names(a.changes())).toEqual(['secret']);
     expect(Object.keys(b.scanWorkspace())).toEqual([]);
     expect((await b.ok("get_session_var('k')", { k: 'b' })).result?.['text/plain']).toBe("'b'");
   }, 2 * LOAD_TIMEOUT);
 });
 
-describe('snapshots', () => {
+describe('per-run variable changes', () => {
   let s: Session;
   beforeAll(async () => {
     s = await Session.open();
   }, LOAD_TIMEOUT);
   const fresh = () => {
     s.clear();
-    expect(s.snapshot()).toEqual({ put: [], delete: [] });
+    expect(s.changes()).toEqual({ put: [], delete: [] });
   };
 
   it('reports new values once, and in-place mutation however it happens', async () => {
     fresh();
     await s.ok('n = 1\nitems = [1, 2]\nalias = items\nconfig = {"a": 1}\ndef add(v):\n    items.append(v)');
-    const first = s.snapshot();
+    const first = s.changes();
     expect(s.names(first)).toEqual(['add', 'alias', 'config', 'items', 'n']);
     const items = entry(first, 'items');
     expect(items).toMatchObject({ type: 'list', kind: 'pickle', persisted: true, preview: '[1, 2]' });
@@ -418,47 +418,47 @@ describe('snapshots', () => {
     expect(entry(first, 'n').pickle).toBeInstanceOf(Uint8Array);
 
     await s.ok('pass');
-    expect(s.snapshot()).toEqual({ put: [], delete: [] });
+    expect(s.changes()).toEqual({ put: [], delete: [] });
 
     await s.ok('items.append(3)');
-    expect(s.names(s.snapshot())).toEqual(['alias', 'items']);
+    expect(s.names(s.changes())).toEqual(['alias', 'items']);
     await s.ok('alias.append(4)');
-    expect(s.names(s.snapshot())).toEqual(['alias', 'items']);
+    expect(s.names(s.changes())).toEqual(['alias', 'items']);
     await s.ok('add(5)');
-    const viaFunction = s.snapshot();
+    const viaFunction = s.changes();
     expect(s.names(viaFunction)).toEqual(['alias', 'items']);
     expect(entry(viaFunction, 'items').preview).toBe('[1, 2, 3, 4, 5]');
     await s.ok('config["a"] = 1');
-    expect(s.snapshot().put).toEqual([]);
+    expect(s.changes().put).toEqual([]);
     await s.ok('config["b"] = 2\nn = 1');
-    expect(s.names(s.snapshot())).toEqual(['config']);
+    expect(s.names(s.changes())).toEqual(['config']);
   });
 
   it('reports a change again until its commit is confirmed', async () => {
     fresh();
     await s.ok('kept = [1]\ndropped = 2');
-    s.snapshot();
+    s.changes();
     await s.ok('kept.append(2)\ndel dropped\nnew = 3');
-    const failed = s.proposeSnapshot();
+    const failed = s.proposeChanges();
     expect([s.names(failed), failed.delete]).toEqual([['kept', 'new'], ['dropped']]);
     // The commit failed: the retry proposes the same change, then nothing once confirmed.
-    const retry = s.snapshot();
+    const retry = s.changes();
     expect([s.names(retry), retry.delete]).toEqual([['kept', 'new'], ['dropped']]);
-    expect(s.snapshot()).toEqual({ put: [], delete: [] });
+    expect(s.changes()).toEqual({ put: [], delete: [] });
   });
 
   it('reports deleted names, and not _ or dunder names', async () => {
     fresh();
     await s.ok('x = 1\ny = 2\n__private = 3\n42');
-    expect(s.names(s.snapshot())).toEqual(['x', 'y']);
+    expect(s.names(s.changes())).toEqual(['x', 'y']);
     await s.ok('del x');
-    expect(s.snapshot()).toEqual({ put: [], delete: ['x'] });
+    expect(s.changes()).toEqual({ put: [], delete: ['x'] });
   });
 
   it('keeps imports, defs and classes by replay', async () => {
     fresh();
     await s.ok('import json\nfrom math import sqrt, pi\ndef f():\n    return 1\nclass K:\n    pass\nk = K()');
-    const snap = s.snapshot();
+    const snap = s.changes();
     expect(entry(snap, 'json')).toMatchObject({ kind: 'replay', persisted: true, type: 'module', reason: 'restored by re-running its import' });
     expect(entry(snap, 'sqrt')).toMatchObject({ kind: 'replay', reason: 'restored by re-running its import' });
     expect(entry(snap, 'f')).toMatchObject({ kind: 'replay', type: 'function', reason: 'restored by re-running its definition' });
@@ -467,7 +467,7 @@ describe('snapshots', () => {
     expect(entry(snap, 'k')).toMatchObject({ kind: 'pickle', type: 'K', persisted: true });
     expect(entry(snap, 'json').pickle).toBeUndefined();
     await s.ok('json = [1]');
-    expect(entry(s.snapshot(), 'json')).toMatchObject({ kind: 'pickle', type: 'list' });
+    expect(entry(s.changes(), 'json')).toMatchObject({ kind: 'pickle', type: 'list' });
   });
 
   it('says why a value cannot be kept', async () => {
@@ -488,7 +488,7 @@ if True:
     def in_block():
         pass
     kept_fn = in_block`);
-    const snap = s.snapshot();
+    const snap = s.changes();
     const reasons = Object.fromEntries(snap.put.filter((e) => !e.persisted).map((e) => [e.name, e.reason]));
     expect(reasons.square).toMatch(/^lambdas cannot be pickled/);
     expect(reasons.gen).toMatch(/^generators and coroutines cannot be pickled/);
@@ -505,15 +505,15 @@ if True:
     expect(entry(snap, 'gen').sizeBytes).toBeGreaterThan(0);
     // Unchanged unpicklable values are not reported again; a new one is.
     await s.ok('pass');
-    expect(s.snapshot().put).toEqual([]);
+    expect(s.changes().put).toEqual([]);
     await s.ok('gen = (i for i in range(3))\nhandle.close()');
-    expect(s.names(s.snapshot())).toEqual(['gen']);
+    expect(s.names(s.changes())).toEqual(['gen']);
   });
 
   it('applies the per-variable and per-session limits by name order, and re-puts what fits again', async () => {
     fresh();
     await s.ok('big = bytes(2 * 1024 * 1024)\na = bytes(400_000)\nb = bytes(400_000)\nc = bytes(400_000)');
-    const snap = s.snapshot(1 * MB, 1 * MB);
+    const snap = s.changes(1 * MB, 1 * MB);
     expect(entry(snap, 'big')).toMatchObject({ persisted: false, kind: 'none' });
     expect(entry(snap, 'big').reason).toBe('2.0 MB is over the 1.0 MB per-variable limit');
     expect(entry(snap, 'big').sizeBytes).toBeGreaterThan(2 * MB);
@@ -524,66 +524,66 @@ if True:
     expect(entry(snap, 'c').pickle).toBeUndefined();
 
     await s.ok('pass');
-    expect(s.snapshot(1 * MB, 1 * MB).put).toEqual([]);
+    expect(s.changes(1 * MB, 1 * MB).put).toEqual([]);
     await s.ok('del a');
-    const after = s.snapshot(1 * MB, 1 * MB);
+    const after = s.changes(1 * MB, 1 * MB);
     expect(after.delete).toEqual(['a']);
     expect(s.names(after)).toEqual(['c']);
     expect(entry(after, 'c')).toMatchObject({ persisted: true, kind: 'pickle' });
     expect(entry(after, 'c').pickle?.length).toBe(entry(after, 'c').sizeBytes);
     // Raising the limit lets the big one in.
-    expect(s.names(s.snapshot(10 * MB, 100 * MB))).toEqual(['big']);
+    expect(s.names(s.changes(10 * MB, 100 * MB))).toEqual(['big']);
   });
 
   it('does not re-pickle an unchanged immutable value (measured by the memory pickling it would take)', async () => {
     fresh();
     await s.ok('blob = bytes(20_000_000)\nmutable = bytearray(20_000_000)');
-    expect(s.names(s.snapshot(100 * MB, 1000 * MB))).toEqual(['blob', 'mutable']);
-    const peakDuringSnapshot = (): number => {
+    expect(s.names(s.changes(100 * MB, 1000 * MB))).toEqual(['blob', 'mutable']);
+    const peakDuringChanges = (): number => {
       s.pyodide.runPython('import tracemalloc\ntracemalloc.start()', { globals: s.pyodide.toPy({}) });
       try {
-        expect(s.snapshot(100 * MB, 1000 * MB).put).toEqual([]);
+        expect(s.changes(100 * MB, 1000 * MB).put).toEqual([]);
         return s.pyodide.runPython('import tracemalloc\ntracemalloc.get_traced_memory()[1]', { globals: s.pyodide.toPy({}) }) as number;
       } finally {
         s.pyodide.runPython('import tracemalloc\ntracemalloc.stop()', { globals: s.pyodide.toPy({}) });
       }
     };
     // The mutable one must be pickled again to see changes: the measure sees that.
-    expect(peakDuringSnapshot()).toBeGreaterThan(20_000_000);
+    expect(peakDuringChanges()).toBeGreaterThan(20_000_000);
     await s.ok('del mutable');
-    s.snapshot(100 * MB, 1000 * MB);
-    expect(peakDuringSnapshot()).toBeLessThan(1_000_000);
+    s.changes(100 * MB, 1000 * MB);
+    expect(peakDuringChanges()).toBeLessThan(1_000_000);
     // An equal value bound anew is pickled again, and found unchanged.
     await s.ok('blob = bytes(20_000_000)');
-    expect(s.snapshot(100 * MB, 1000 * MB).put).toEqual([]);
+    expect(s.changes(100 * MB, 1000 * MB).put).toEqual([]);
   });
 
   it('tells whether a large value changed by comparing its pickle with the kept one, without hashing it again', async () => {
     fresh();
     await s.ok('big = bytearray(2_000_000)\nrows = [[i, str(i)] for i in range(20_000)]');
-    const first = s.snapshot();
+    const first = s.changes();
     expect(s.names(first)).toEqual(['big', 'rows']);
     const bigHash = entry(first, 'big').hash;
     const digests = countDigests(s);
     try {
       await s.ok('pass');
-      expect(s.snapshot()).toEqual({ put: [], delete: [] });
+      expect(s.changes()).toEqual({ put: [], delete: [] });
       expect(digests()).toBe(0);
       // One byte at the very end, and one string deep inside: both are changes.
       await s.ok('big[1_999_999] = 1\nrows[-1][1] = "changed"');
-      const changed = s.snapshot();
+      const changed = s.changes();
       expect(s.names(changed)).toEqual(['big', 'rows']);
       expect(entry(changed, 'big').hash).not.toBe(bigHash);
       expect(entry(changed, 'rows').hash).not.toBe(entry(first, 'rows').hash);
       expect(digests()).toBe(2);
       // Put back as it first was, it is a change again, and its digest is the first one.
       await s.ok('big[1_999_999] = 0');
-      expect(entry(s.snapshot(), 'big').hash).toBe(bigHash);
+      expect(entry(s.changes(), 'big').hash).toBe(bigHash);
       // A failed commit keeps the old pickle as the reference: the retry still reports the change.
       await s.ok('big[0] = 7');
-      expect(s.names(s.proposeSnapshot())).toEqual(['big']);
-      expect(s.names(s.snapshot())).toEqual(['big']);
-      expect(s.snapshot()).toEqual({ put: [], delete: [] });
+      expect(s.names(s.proposeChanges())).toEqual(['big']);
+      expect(s.names(s.changes())).toEqual(['big']);
+      expect(s.changes()).toEqual({ put: [], delete: [] });
     } finally {
       digests.stop();
     }
@@ -592,12 +592,12 @@ if True:
   it('forgets everything on clear', async () => {
     fresh();
     await s.ok('x = 1\nimport json\ndef f(): pass');
-    expect(s.snapshot().put.length).toBe(3);
+    expect(s.changes().put.length).toBe(3);
     s.clear();
     expect((await s.run('x')).error?.ename).toBe('NameError');
-    expect(s.snapshot()).toEqual({ put: [], delete: [] });
+    expect(s.changes()).toEqual({ put: [], delete: [] });
     await s.ok('x = 2');
-    expect(s.names(s.snapshot())).toEqual(['x']);
+    expect(s.names(s.changes())).toEqual(['x']);
     expect((await s.ok('display')).result?.['text/plain']).toMatch(/display/);
   });
 });
@@ -607,7 +607,7 @@ describe('restoring into a fresh interpreter', () => {
   async function storedFrom(cells: string[]): Promise<StoredSession> {
     const first = await Session.open();
     const stored = new StoredSession();
-    for (const code of cells) stored.commit(await first.ok(code), first.snapshot());
+    for (const code of cells) stored.commit(await first.ok(code), first.changes());
     return stored;
   }
 
@@ -631,7 +631,7 @@ describe('restoring into a fresh interpreter', () => {
     expect((await s.run('gone')).error?.ename).toBe('NameError');
     expect((await s.run('square')).error?.ename).toBe('NameError');
     // Storage and bookkeeping agree: only the unkept lambda's stale entry goes.
-    expect(s.snapshot()).toEqual({ put: [], delete: ['square'] });
+    expect(s.changes()).toEqual({ put: [], delete: ['square'] });
   }, 3 * LOAD_TIMEOUT);
 
   it('keeps a large restored pickle as the reference: unchanged costs no digest, a change in place is seen', async () => {
@@ -641,10 +641,10 @@ describe('restoring into a fresh interpreter', () => {
     const digests = countDigests(s);
     try {
       await s.ok('pass');
-      expect(s.snapshot()).toEqual({ put: [], delete: [] });
+      expect(s.changes()).toEqual({ put: [], delete: [] });
       expect(digests()).toBe(0);
       await s.ok('big[999_999] = 9');
-      const after = s.snapshot();
+      const after = s.changes();
       expect(s.names(after)).toEqual(['big']);
       expect(entry(after, 'big').hash).not.toBe(stored.variables.get('big')?.hash);
     } finally {
@@ -672,7 +672,7 @@ describe('restoring into a fresh interpreter', () => {
     expect(s.repr('first')).toBe('[1]');
     expect((await s.ok('keep()')).result?.['text/plain']).toBe("'kept'");
     // The failed variable stays in storage (nothing deleted), and is not in the namespace.
-    expect(s.snapshot()).toEqual({ put: [], delete: [] });
+    expect(s.changes()).toEqual({ put: [], delete: [] });
     expect((await s.run('second')).error?.ename).toBe('NameError');
   }, 3 * LOAD_TIMEOUT);
 

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypedDict
 from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
-from .state import RestoreReport, Snapshot, VariableState
+from .state import RestoreReport, VariableChanges, VariableState
 
 
 class RunResult(TypedDict):
@@ -140,9 +140,9 @@ class Runtime:
         """The session variable's value as of the current run (the ``get_session_var`` builtin)."""
         return self._session_vars.get(name, default)
 
-    def snapshot(self, variable_limit: int, session_limit: int) -> Snapshot:
-        """What changed among the user's variables since the last snapshot or restore."""
-        return self._state.snapshot(variable_limit, session_limit)
+    def changes(self, variable_limit: int, session_limit: int) -> VariableChanges:
+        """What changed among the user's variables since the last confirmed changes or restore."""
+        return self._state.changes(variable_limit, session_limit)
 
     def bound_names(self, code: str) -> list[str]:
         """The names a cell binds at module level, as far as its source tells.
@@ -156,8 +156,8 @@ class Runtime:
             return []
         return sorted(_module_level_targets(tree))
 
-    def confirm_snapshot(self) -> None:
-        """Storage committed the last snapshot; until then a failed commit is retried in full."""
+    def confirm_changes(self) -> None:
+        """Storage committed the last changes; until then a failed commit is retried in full."""
         self._state.confirm()
 
     def restore(

@@ -1,7 +1,7 @@
 """What of a session's namespace is kept across reloads, how, and why not.
 
 Plain values are kept as pickles; modules, functions and classes come back by
-replaying the top-level statements that made them. The snapshot reports only
+replaying the top-level statements that made them. The per-run changes report only
 what changed since the last one, so a run that touches nothing costs little.
 """
 
@@ -37,7 +37,7 @@ class Entry(TypedDict):
     pickle: bytes | None
 
 
-class Snapshot(TypedDict):
+class VariableChanges(TypedDict):
     put: list[Entry]
     delete: list[str]
 
@@ -86,7 +86,7 @@ _PICKLE_ERRORS = (
 
 @dataclass
 class _Record:
-    """What the last snapshot (or the restore) told storage about one variable."""
+    """What the last changes (or the restore) told storage about one variable."""
 
     kind: Kind
     type: str
@@ -135,7 +135,7 @@ class VariableState:
         self._reserved = frozenset(reserved)
         self._hidden = tuple(hidden)
         self._records: dict[str, _Record] = {}
-        # The last snapshot's records, adopted by confirm() once storage has committed them.
+        # The last changes' records, adopted by confirm() once storage has committed them.
         self._pending: dict[str, _Record] | None = None
         # Names whose current value a replayed statement binds, with that value.
         self._replayed: dict[str, tuple[object, How]] = {}
@@ -161,11 +161,11 @@ class VariableState:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self._definitions.add(node.name)
 
-    def snapshot(self, variable_limit: int, session_limit: int) -> Snapshot:
-        """What changed since the last confirmed snapshot or restore, with pickles for what is kept.
+    def changes(self, variable_limit: int, session_limit: int) -> VariableChanges:
+        """What changed since the last confirmed changes or restore, with pickles for what is kept.
 
         Until confirm() is called the change is only proposed: if storage fails to
-        commit it, the next snapshot reports it again.
+        commit it, the next changes report it again.
         """
         names = self.user_names()
         present = set(names)
@@ -195,7 +195,7 @@ class VariableState:
         return {'put': puts, 'delete': deleted}
 
     def confirm(self) -> None:
-        """Storage committed the last snapshot: later snapshots compare against it."""
+        """Storage committed the last changes: later changes compare against them."""
         if self._pending is not None:
             self._records = self._pending
             self._pending = None
@@ -297,7 +297,7 @@ class VariableState:
             if stored_hash:
                 # The value is what that pickle made, so storage's digest and size describe it:
                 # pickling it again here would cost a big session's start as much as its commit.
-                # Were a pickle not byte-stable, the next snapshot would only store it once more.
+                # Were a pickle not byte-stable, the next changes would only store it once more.
                 anchor = value if _is_deeply_immutable(value) else _NOTHING
                 size = int(meta.get('sizeBytes') or 0)
                 kept = data if data is not None and len(data) >= _KEEP_PICKLE_BYTES else None
@@ -312,7 +312,7 @@ class VariableState:
             if name not in unreplayed:
                 failed.append({'name': name, 'reason': 'the import or definition that made it did not run again'})
             return None, False
-        # Storage describes it but has no data: the next snapshot finds it gone and deletes it.
+        # Storage describes it but has no data: the next changes find it gone and delete it.
         record = _Record('none', str(meta.get('type', '')), int(meta.get('sizeBytes') or 0), reason=meta.get('reason'))
         return record, False
 
