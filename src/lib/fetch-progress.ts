@@ -1,4 +1,4 @@
-import { formatBytes } from './chat/format';
+import { formatBytes } from './format.ts';
 import type { StartProgress } from './worker-api';
 
 /** How far one download has come, for a progress indicator that says what is being fetched. */

@@ -2,15 +2,7 @@
  * Spreadsheet previews (.xlsx, .xls, .ods) for the Files panel, read by SheetJS in the
  * page. SheetJS is imported on first use, so the main bundle does not carry it.
  */
-import type { Preview } from './preview';
-
-/** One sheet of a workbook: its first rows and columns, and the sheet's real size. */
-export interface SheetPreview {
-  name: string;
-  rows: string[][];
-  totalRows: number;
-  totalColumns: number;
-}
+import type { Preview, SheetPreview } from './preview-types';
 
 /** Columns shown per sheet: a hostile workbook may claim 16,384 of them. */
 export const PREVIEW_COLUMNS = 50;

@@ -4,18 +4,10 @@
  * Another format plugs in by adding a previewer to PREVIEWERS and, for a new kind,
  * a case for it in the panel.
  */
-import { previewWorkbook, type SheetPreview } from './sheet-preview';
+import { previewWorkbook } from './sheet-preview';
+import type { Preview } from './preview-types';
 
-export type { SheetPreview };
-
-export type Preview =
-  | { kind: 'text'; text: string; truncated: boolean }
-  | { kind: 'table'; rows: string[][]; truncated: boolean }
-  | { kind: 'sheets'; sheets: SheetPreview[] }
-  | { kind: 'image'; mime: string }
-  | { kind: 'none'; reason: string }
-  /** The file claims a format but its bytes are broken. */
-  | { kind: 'error'; message: string };
+export type { Preview, SheetPreview } from './preview-types';
 
 export interface Previewer {
   matches(path: string): boolean;

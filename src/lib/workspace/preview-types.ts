@@ -1,0 +1,17 @@
+/** What the Files panel can show of a workspace file. */
+export type Preview =
+  | { kind: 'text'; text: string; truncated: boolean }
+  | { kind: 'table'; rows: string[][]; truncated: boolean }
+  | { kind: 'sheets'; sheets: SheetPreview[] }
+  | { kind: 'image'; mime: string }
+  | { kind: 'none'; reason: string }
+  /** The file claims a format but its bytes are broken. */
+  | { kind: 'error'; message: string };
+
+/** One sheet of a workbook: its first rows and columns, and the sheet's real size. */
+export interface SheetPreview {
+  name: string;
+  rows: string[][];
+  totalRows: number;
+  totalColumns: number;
+}
