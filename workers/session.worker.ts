@@ -1,10 +1,11 @@
 import * as Comlink from 'comlink';
-import { openDb, type PyTabsDB } from '../src/lib/storage/db';
+import { openDb } from '../src/lib/storage/db';
+import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep, watchFetches } from '../src/lib/fetch-progress';
 import type { PageSnapshot, SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
-import { readStoredSession, WorkerSession, type StoredSession } from './runtime/session';
+import { WorkerSession } from './runtime/session';
 import { loadSessionPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
@@ -37,12 +38,13 @@ const api: SessionWorkerApi = {
     const index = packageIndex(options.indexURL, options.packageIndexURL);
     // Storage is read while Pyodide loads (IndexedDB works off this thread), so a big
     // session's pickles are in hand when Python is ready for them.
+    // The only storage this worker ever holds is its session's, with the id bound in.
     const { sessionId } = options;
-    let dbReady: Promise<PyTabsDB> | null = null;
+    let storeReady: Promise<SessionStore> | null = null;
     let stored: Promise<StoredSession> | undefined;
     if (sessionId !== null) {
-      dbReady = openDb(options.dbName);
-      stored = dbReady.then((db) => readStoredSession(db, sessionId));
+      storeReady = openDb(options.dbName).then((db) => new SessionStore(db, sessionId));
+      stored = storeReady.then((store) => store.readAll());
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);
     }
@@ -60,8 +62,7 @@ const api: SessionWorkerApi = {
     const { pyodide, ...how } = loaded;
     const loadMs = performance.now() - t0;
     if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
-    const db = await dbReady;
-    session = new WorkerSession(pyodide, db, sessionId, options.limits, new PackageLoader(pyodide, index));
+    session = new WorkerSession(pyodide, await storeReady, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     return { ...(await session.start(stored, say)), loadMs, ...how };
   },
@@ -71,7 +72,7 @@ const api: SessionWorkerApi = {
   async supplyWasm(module: WebAssembly.Module | undefined) {
     wasm.give(module);
   },
-  run: (code, onEvent, sessionVars) => current().run(code, onEvent, sessionVars),
+  run: (code, onEvent, sessionVars, limits) => current().run(code, onEvent, sessionVars, limits),
   writeFile: (path, data) => current().writeFile(path, data),
   deleteFile: (path) => current().deleteFile(path),
   renameFile: (from, to) => current().renameFile(from, to),

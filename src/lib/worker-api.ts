@@ -29,7 +29,6 @@ export interface StartOptions {
   packageIndexURL?: string;
   /** IndexedDB database name (tests use their own). */
   dbName: string;
-  limits: Limits;
   /** Shared with the page when it is cross-origin isolated, so a stop can interrupt Python. */
   interruptBuffer?: Uint8Array;
 }
@@ -121,7 +120,8 @@ export interface SessionWorkerApi {
   supplySnapshot(snapshot: PageSnapshot | undefined): Promise<void>;
   /** Pyodide's wasm as the page compiled it; undefined when it has none (the worker fetches it itself). */
   supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
-  run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>): Promise<RunResult>;
+  /** Runs a cell; `limits` come with each run, so a change in Settings reaches a live session. */
+  run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>, limits: Limits): Promise<RunResult>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;

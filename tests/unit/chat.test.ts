@@ -4,8 +4,9 @@ import { splitMessage } from '../../src/lib/chat/blocks';
 import { appendEvent, FULL_OUTPUT_CAP, newRound, OUTPUT_CAP, OUTPUT_TAIL, OutputTranscript, RICH_CAP } from '../../src/lib/chat/round';
 import * as XLSX from 'xlsx';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { parseCsv, previewFile } from '../../src/lib/chat/preview';
-import { insertRound, listRounds, putRound } from '../../src/lib/storage/rounds';
+import { parseCsv, previewFile } from '../../src/lib/workspace/preview';
+import { RoundHistory } from '../../src/lib/storage/session-store';
+import type { Round } from '../../src/lib/chat/types';
 import { openDb } from '../../src/lib/storage/db';
 import { deleteSessionData, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 
@@ -100,24 +101,36 @@ describe('rounds store', () => {
   it('numbers rounds per session, lists them in order and loses them with the session', async () => {
     const db = await openDb('chat-rounds-test');
     for (const id of ['a', 'ab']) await putSession(db, newSessionRecord(id, id));
-    const made = await Promise.all([1, 2, 3].map((i) => insertRound(db, 'a', (seq) => newRound('a', seq, `m${i}`, []))));
+    const a = new RoundHistory(db, 'a');
+    const ab = new RoundHistory(db, 'ab');
+    const made = await Promise.all([1, 2, 3].map((i) => a.insert((seq) => newRound('a', seq, `m${i}`, []))));
     expect(made.map((r) => r.seq).sort()).toEqual([1, 2, 3]);
-    const other = await insertRound(db, 'ab', (seq) => newRound('ab', seq, 'other', ['data.csv']));
+    const other = await ab.insert((seq) => newRound('ab', seq, 'other', ['data.csv']));
     expect(other.seq).toBe(1);
 
     const first = made.find((r) => r.seq === 1)!;
     appendEvent(first, { type: 'stdout', block: 0, text: 'done\n' });
     first.state = 'finished';
-    await putRound(db, first);
+    await a.put(first);
 
-    const listed = await listRounds(db, 'a');
+    const listed = await a.list<Round>();
     expect(listed.map((r) => r.seq)).toEqual([1, 2, 3]);
     expect(listed[0]).toMatchObject({ state: 'finished', events: [{ type: 'stdout', text: 'done\n' }] });
-    expect((await listRounds(db, 'ab')).map((r) => r.message)).toEqual(['other']);
+    expect((await ab.list<Round>()).map((r) => r.message)).toEqual(['other']);
 
     await deleteSessionData(db, 'a');
-    expect(await listRounds(db, 'a')).toEqual([]);
-    expect(await listRounds(db, 'ab')).toHaveLength(1);
+    expect(await a.list()).toEqual([]);
+    expect(await ab.list()).toHaveLength(1);
+  });
+
+  it("refuses a round of another session, so one session's history cannot be written through another's handle", async () => {
+    const db = await openDb('chat-rounds-bound-test');
+    for (const id of ['a', 'b']) await putSession(db, newSessionRecord(id, id));
+    const a = new RoundHistory(db, 'a');
+    await expect(a.insert((seq) => newRound('b', seq, 'stray', []))).rejects.toThrow(/belong to the session/);
+    await expect(a.put(newRound('b', 1, 'stray', []))).rejects.toThrow(/belong to the session/);
+    expect(await new RoundHistory(db, 'b').list()).toEqual([]);
+    expect(await a.list()).toEqual([]);
   });
 });
 

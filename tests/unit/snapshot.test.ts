@@ -7,6 +7,7 @@ import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
 import { newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { RUNTIME_SOURCES } from '../../workers/runtime/python-files';
 import { WorkerSession } from '../../workers/runtime/session';
+import { SessionStore } from '../../src/lib/storage/session-store';
 import { loadSessionPyodide, makeSnapshot, snapshotFileName, useCompiledWasm, type RuntimeSources } from '../../workers/runtime/snapshot';
 import { packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
 
@@ -72,27 +73,27 @@ describe('memory snapshot', () => {
     const loaded = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
     expect(loaded.snapshot).toBe('used');
     const pyodide = loaded.pyodide;
-    const session = new WorkerSession(pyodide, db, 'snap', limits);
+    const session = new WorkerSession(pyodide, new SessionStore(db, 'snap'));
     await session.start();
-    const r = await session.run("import json\nitems = [1]\nitems.append(2)\nprint('hi')\njson.dumps(items)", () => {}, {});
+    const r = await session.run("import json\nitems = [1]\nitems.append(2)\nprint('hi')\njson.dumps(items)", () => {}, {}, limits);
     expect(r.status).toBe('ok');
     expect(r.result?.['text/plain']).toBe("'[1, 2]'");
     // The user's namespace is a fresh interpreter's; the runtime's path is on sys.path once.
-    const main = await session.run("sorted(k for k in globals() if not k.startswith('_'))", () => {}, {});
+    const main = await session.run("sorted(k for k in globals() if not k.startswith('_'))", () => {}, {}, limits);
     expect(main.result?.['text/plain']).toBe("['items', 'json']");
-    const paths = await session.run("__import__('sys').path.count('/pytabs_runtime')", () => {}, {});
+    const paths = await session.run("__import__('sys').path.count('/pytabs_runtime')", () => {}, {}, limits);
     expect(paths.result?.['text/plain']).toBe('1');
     // Errors still show the user's own frames, read from the runtime files written after the restore.
-    const err = await session.run('def f():\n    return 1 / 0\nf()', () => {}, {});
+    const err = await session.run('def f():\n    return 1 / 0\nf()', () => {}, {}, limits);
     expect(err.error?.traceback).toContain('ZeroDivisionError');
     expect(err.error?.traceback).not.toContain('pytabs');
 
     // A second session from the same snapshot restores what the first committed.
     const again = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
-    const restored = new WorkerSession(again.pyodide, db, 'snap', limits);
+    const restored = new WorkerSession(again.pyodide, new SessionStore(db, 'snap'));
     const report = await restored.start();
     expect(report.failed).toEqual([]);
-    expect((await restored.run('items', () => {}, {})).result?.['text/plain']).toBe('[1, 2]');
+    expect((await restored.run('items', () => {}, {}, limits)).result?.['text/plain']).toBe('[1, 2]');
   });
 
   it('uses the copy the page hands over, but only if it is the snapshot of this runtime', async () => {
@@ -164,8 +165,8 @@ describe('memory snapshot', () => {
     const broken = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
     expect(broken.snapshot).toBe('fallback');
     expect(broken.snapshotError).toBeTruthy();
-    const session = new WorkerSession(broken.pyodide, null, null, limits);
-    expect((await session.run('2 * 21', () => {}, {})).result?.['text/plain']).toBe('42');
+    const session = new WorkerSession(broken.pyodide, null);
+    expect((await session.run('2 * 21', () => {}, {}, limits)).result?.['text/plain']).toBe('42');
   });
 
   it("instantiates the page's compiled wasm in place of Pyodide's download, also when the module comes late", async () => {

@@ -8,6 +8,7 @@ import { listVariableRecords, readRestoreState } from '../../src/lib/storage/var
 import { commitChange } from '../../src/lib/storage/commit';
 import type { RunEvent } from '../../src/lib/worker-api';
 import { WorkerSession } from '../../workers/runtime/session';
+import { SessionStore } from '../../src/lib/storage/session-store';
 
 // The worker's session logic, run in Node on real Pyodide against IndexedDB
 // (fake-indexeddb here; the end-to-end suite covers Chromium's own).
@@ -17,7 +18,7 @@ const text = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
 let db: PyTabsDB;
 
 async function startSession(id: string): Promise<{ session: WorkerSession; report: Awaited<ReturnType<WorkerSession['start']>> }> {
-  const session = new WorkerSession(await loadPyodide(), db, id, limits);
+  const session = new WorkerSession(await loadPyodide(), new SessionStore(db, id));
   return { session, report: await session.start() };
 }
 
@@ -36,7 +37,7 @@ describe('WorkerSession', () => {
 
   it('runs code with its stored files in the cwd and streams output in order', async () => {
     const events: RunEvent[] = [];
-    const r = await s.run("print(open('in/data.txt').read())\nprint('to err', file=__import__('sys').stderr)\nlen('abc')", (e) => events.push(e), {});
+    const r = await s.run("print(open('in/data.txt').read())\nprint('to err', file=__import__('sys').stderr)\nlen('abc')", (e) => events.push(e), {}, limits);
     expect(r.status).toBe('ok');
     expect(r.result?.['text/plain']).toBe('3');
     expect(events.filter((e) => e.type === 'stdout').map((e) => (e as { text: string }).text).join('')).toBe('from storage\n');
@@ -44,10 +45,10 @@ describe('WorkerSession', () => {
   });
 
   it('commits files Python writes, changes and deletes, with the counters', async () => {
-    const r = await s.run("import os\nos.makedirs('out', exist_ok=True)\nopen('out/a.txt','w').write('A')\nopen('b.txt','w').write('B')", () => {}, {});
+    const r = await s.run("import os\nos.makedirs('out', exist_ok=True)\nopen('out/a.txt','w').write('A')\nopen('b.txt','w').write('B')", () => {}, {}, limits);
     expect(r.filesChanged.sort()).toEqual(['b.txt', 'out/a.txt']);
     expect(text(await readFileData(db, 's1', 'out/a.txt'))).toBe('A');
-    const r2 = await s.run("os.remove('b.txt')\nopen('out/a.txt','w').write('AA')", () => {}, {});
+    const r2 = await s.run("os.remove('b.txt')\nopen('out/a.txt','w').write('AA')", () => {}, {}, limits);
     expect(r2.filesDeleted).toEqual(['b.txt']);
     expect(r2.filesChanged).toEqual(['out/a.txt']);
     expect(text(await readFileData(db, 's1', 'out/a.txt'))).toBe('AA');
@@ -60,10 +61,10 @@ describe('WorkerSession', () => {
 
   it('sees files written from outside on its next run, and rejects bad paths', async () => {
     await s.writeFile('new.txt', new TextEncoder().encode('outside'));
-    const r = await s.run("open('new.txt').read()", () => {}, {});
+    const r = await s.run("open('new.txt').read()", () => {}, {}, limits);
     expect(r.result?.['text/plain']).toBe("'outside'");
     await s.renameFile('new.txt', 'renamed.txt');
-    expect((await s.run("sorted(os.listdir('.'))", () => {}, {})).result?.['text/plain']).toBe("['in', 'out', 'renamed.txt']");
+    expect((await s.run("sorted(os.listdir('.'))", () => {}, {}, limits)).result?.['text/plain']).toBe("['in', 'out', 'renamed.txt']");
     await expect(s.writeFile('../x', new Uint8Array())).rejects.toThrow('leave the workspace');
     await expect(s.deleteFile('missing.txt')).rejects.toThrow('No file named');
     await s.deleteFile('renamed.txt');
@@ -75,23 +76,35 @@ describe('WorkerSession', () => {
     s.setInterruptBuffer(buffer);
     try {
       buffer[0] = 2; // SIGINT, as a stop that arrived just before the run
-      const r = await s.run("'never runs'", () => {}, {});
+      const r = await s.run("'never runs'", () => {}, {}, limits);
       expect(r.error?.ename).toBe('KeyboardInterrupt');
       expect(buffer[0]).toBe(0);
-      expect((await s.run("'alive'", () => {}, {})).result?.['text/plain']).toBe("'alive'");
+      expect((await s.run("'alive'", () => {}, {}, limits)).result?.['text/plain']).toBe("'alive'");
     } finally {
       s.setInterruptBuffer(new Uint8Array(new SharedArrayBuffer(1)));
     }
   });
 
   it('passes session variables to get_session_var', async () => {
-    const r = await s.run("get_session_var('k', 'd'), get_session_var('nope', 'd')", () => {}, { k: 'v' });
+    const r = await s.run("get_session_var('k', 'd'), get_session_var('nope', 'd')", () => {}, { k: 'v' }, limits);
     expect(r.result?.['text/plain']).toBe("('v', 'd')");
   });
 
+  it('applies the size limits that come with each run, so a change in Settings reaches a live session', async () => {
+    const tight = { variableBytes: 1024, sessionBytes: 100 * 1024 * 1024 };
+    const first = await s.run("limited = 'x' * 5000", () => {}, {}, tight);
+    expect(first.notPersisted.map((v) => v.name)).toEqual(['limited']);
+    expect((await listVariableRecords(db, 's1')).find((v) => v.name === 'limited')).toMatchObject({ persisted: false });
+    // The same live session, the limit raised: the value fits now and is saved.
+    const second = await s.run("limited = 'y' * 5000", () => {}, {}, limits);
+    expect(second.notPersisted).toEqual([]);
+    expect((await listVariableRecords(db, 's1')).find((v) => v.name === 'limited')).toMatchObject({ persisted: true, kind: 'pickle' });
+    await s.run('del limited', () => {}, {}, limits);
+  });
+
   it('persists variables, definitions and imports, and a fresh interpreter restores them', async () => {
-    await s.run('import json\ndef twice(x):\n    return 2 * x\nitems = [1, 2]\nitems.append(3)\ngone = 1', () => {}, {});
-    await s.run('del gone\nalias = items\nalias.append(4)', () => {}, {});
+    await s.run('import json\ndef twice(x):\n    return 2 * x\nitems = [1, 2]\nitems.append(3)\ngone = 1', () => {}, {}, limits);
+    await s.run('del gone\nalias = items\nalias.append(4)', () => {}, {}, limits);
     const vars = Object.fromEntries((await listVariableRecords(db, 's1')).map((v) => [v.name, v]));
     expect(vars.items.kind).toBe('pickle');
     expect(vars.twice.kind).toBe('replay');
@@ -101,27 +114,27 @@ describe('WorkerSession', () => {
     const { session: fresh, report } = await startSession('s1');
     expect(report.failed).toEqual([]);
     // Each variable is its own pickle, so an alias comes back equal but no longer the same object.
-    const r = await fresh.run("(items, alias == items, twice(21), json.dumps({'a': 1}), 'gone' in globals())", () => {}, {});
+    const r = await fresh.run("(items, alias == items, twice(21), json.dumps({'a': 1}), 'gone' in globals())", () => {}, {}, limits);
     expect(r.result?.['text/plain']).toBe('([1, 2, 3, 4], True, 42, \'{"a": 1}\', False)');
   });
 
   it('keeps the imports and definitions that ran before a statement failed', async () => {
-    const r = await s.run('import fractions\ndef tenth(n):\n    return 10 / n\ntenth(0)\ndef never():\n    pass', () => {}, {});
+    const r = await s.run('import fractions\ndef tenth(n):\n    return 10 / n\ntenth(0)\ndef never():\n    pass', () => {}, {}, limits);
     expect(r.error?.ename).toBe('ZeroDivisionError');
     const vars = Object.fromEntries((await listVariableRecords(db, 's1')).map((v) => [v.name, v]));
     expect([vars.tenth?.kind, vars.fractions?.kind, vars.never]).toEqual(['replay', 'replay', undefined]);
     const { session: fresh } = await startSession('s1');
-    const back = await fresh.run("(tenth(4), fractions.Fraction(1, 2), 'never' in globals())", () => {}, {});
+    const back = await fresh.run("(tenth(4), fractions.Fraction(1, 2), 'never' in globals())", () => {}, {}, limits);
     expect(back.result?.['text/plain']).toBe("(2.5, Fraction(1, 2), False)");
-    await s.run('del tenth, fractions', () => {}, {});
+    await s.run('del tenth, fractions', () => {}, {}, limits);
   });
 
   it('reports a failed commit, keeps the previous one, and saves the change on the next run', async () => {
-    await s.run("before = 'committed'", () => {}, {});
+    await s.run("before = 'committed'", () => {}, {}, limits);
     const record = (await getSession(db, 's1'))!;
     // A real failed transaction: the session record is missing while the run commits.
     await db.delete('sessions', 's1');
-    const failed = await s.run("before = 'changed'\nafter = [1, 2]\nopen('late.txt', 'w').write('late')", () => {}, {});
+    const failed = await s.run("before = 'changed'\nafter = [1, 2]\nopen('late.txt', 'w').write('late')", () => {}, {}, limits);
     expect(failed.status).toBe('ok');
     expect(failed.commitError).toContain('not saved');
     await putSession(db, record);
@@ -129,33 +142,33 @@ describe('WorkerSession', () => {
     expect(Object.keys(await pickled())).not.toContain('after');
     expect(await readFileData(db, 's1', 'late.txt')).toBeUndefined();
 
-    const retried = await s.run('pass', () => {}, {});
+    const retried = await s.run('pass', () => {}, {}, limits);
     expect(retried.commitError).toBeUndefined();
     expect(Object.keys(await pickled())).toEqual(expect.arrayContaining(['after', 'before']));
     expect(text(await readFileData(db, 's1', 'late.txt'))).toBe('late');
     const { session: fresh } = await startSession('s1');
-    expect((await fresh.run('(before, after)', () => {}, {})).result?.['text/plain']).toBe("('changed', [1, 2])");
+    expect((await fresh.run('(before, after)', () => {}, {}, limits)).result?.['text/plain']).toBe("('changed', [1, 2])");
   });
 
   it('leaves the count of a run that changed nothing, or failed to commit, to the page, and counts a commit itself', async () => {
     const before = (await getSession(db, 's1'))!;
-    const quiet = await s.run('1 + 1', () => {}, {});
+    const quiet = await s.run('1 + 1', () => {}, {}, limits);
     expect([quiet.commitError, quiet.uncounted]).toEqual([undefined, 1]);
-    expect((await s.run('pass', () => {}, {})).uncounted).toBe(1);
+    expect((await s.run('pass', () => {}, {}, limits)).uncounted).toBe(1);
     // Nothing was written for them: the page counts them (run-counts.ts).
     expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions);
 
-    const committed = await s.run("counted = 'yes'", () => {}, {});
+    const committed = await s.run("counted = 'yes'", () => {}, {}, limits);
     expect(committed.uncounted).toBeUndefined();
     expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 1);
 
     // A commit that cannot be written (the session record is gone) is not counted either.
     await db.delete('sessions', 's1');
-    const failed = await s.run("counted = 'again'", () => {}, {});
+    const failed = await s.run("counted = 'again'", () => {}, {}, limits);
     expect(failed.commitError).toBeDefined();
     expect(failed.uncounted).toBe(1);
     await putSession(db, { ...before, totalExecutions: before.totalExecutions + 1 });
-    const retried = await s.run('pass', () => {}, {});
+    const retried = await s.run('pass', () => {}, {}, limits);
     // The change it could not save is proposed again, with this run's own count.
     expect([retried.commitError, retried.uncounted]).toEqual([undefined, undefined]);
     expect((await getSession(db, 's1'))!.totalExecutions).toBe(before.totalExecutions + 2);
@@ -163,7 +176,7 @@ describe('WorkerSession', () => {
 
   it('clear forgets variables in memory and storage but keeps files', async () => {
     await s.clear();
-    expect((await s.run('items', () => {}, {})).error?.ename).toBe('NameError');
+    expect((await s.run('items', () => {}, {}, limits)).error?.ename).toBe('NameError');
     const state = await readRestoreState(db, 's1');
     expect([state.variables.length, state.pickles.length, state.replay.length]).toEqual([0, 0, 0]);
     expect((await listFileRecords(db, 's1')).map((f) => f.path).sort()).toEqual(['in/data.txt', 'late.txt', 'out/a.txt']);
@@ -172,9 +185,9 @@ describe('WorkerSession', () => {
 
 describe('a stateless WorkerSession', () => {
   it('runs and keeps nothing in storage', async () => {
-    const scratch = new WorkerSession(await loadPyodide(), db, null, limits);
+    const scratch = new WorkerSession(await loadPyodide(), null);
     await scratch.start();
-    const r = await scratch.run("open('x.txt','w').write('x')\nv = 5\nv", () => {}, {});
+    const r = await scratch.run("open('x.txt','w').write('x')\nv = 5\nv", () => {}, {}, limits);
     expect(r.result?.['text/plain']).toBe('5');
     expect(r.filesChanged).toEqual(['x.txt']);
     const keys = await db.getAllKeys('files');

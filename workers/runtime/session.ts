@@ -1,9 +1,7 @@
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
-import type { PyTabsDB } from '../../src/lib/storage/db';
-import { commitChange, type SessionChange } from '../../src/lib/storage/commit';
-import { readAllFiles } from '../../src/lib/storage/files';
-import { clearVariables, readRestoreState } from '../../src/lib/storage/variables';
+import type { SessionChange } from '../../src/lib/storage/commit';
+import type { SessionStore, StoredSession } from '../../src/lib/storage/session-store';
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
 import type { Limits, RunEvent, RunResult, StartProgress, StartReport, VariableInfo } from '../../src/lib/worker-api';
 import { installRuntimeFiles } from './python-files';
@@ -21,19 +19,8 @@ interface PyRunResult {
   replay: string[];
 }
 
-type SnapshotEntry = VariableInfo & { hash: string | null; pickle: Uint8Array | null; reason: string | null };
-
-/** What a session's start restores from storage. */
-export interface StoredSession {
-  files: Awaited<ReturnType<typeof readAllFiles>>;
-  state: Awaited<ReturnType<typeof readRestoreState>>;
-}
-
-/** Reads a session's files and variables; needs no Pyodide, so it can run while Pyodide loads. */
-export async function readStoredSession(db: PyTabsDB, sessionId: string): Promise<StoredSession> {
-  const [files, state] = await Promise.all([readAllFiles(db, sessionId), readRestoreState(db, sessionId)]);
-  return { files, state };
-}
+/** One variable as the runtime's per-run changes report it (`Runtime.changes`). */
+type VariableChange = VariableInfo & { hash: string | null; pickle: Uint8Array | null; reason: string | null };
 
 /** Converts a Python dict result into plain JS values (bytes become Uint8Array copies). */
 function toPlain<T>(proxy: PyProxy): T {
@@ -46,7 +33,7 @@ function toPlain<T>(proxy: PyProxy): T {
 
 /**
  * One session inside one worker: its Python runtime, its workspace and its commits.
- * `sessionId` null is a stateless scratch session that never touches storage.
+ * Without a store it is a stateless scratch session that never touches storage.
  */
 export class WorkerSession {
   private readonly runtime: PyProxy;
@@ -59,9 +46,8 @@ export class WorkerSession {
 
   constructor(
     private readonly pyodide: PyodideInterface,
-    private readonly db: PyTabsDB | null,
-    readonly sessionId: string | null,
-    private limits: Limits,
+    /** This session's storage, its id bound in; null for a stateless run. */
+    private readonly store: SessionStore | null,
     /** Loads the packages a run imports; without one (Node tests) only the core is there. */
     private readonly packages?: PackageLoader,
   ) {
@@ -79,7 +65,7 @@ export class WorkerSession {
       this.sink?.({ type: 'display', bundle: toPlain<Record<string, string>>(payload.copy()) });
     };
     const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
-    this.runtime = Runtime(sessionId ?? 'stateless', WORKSPACE, emit);
+    this.runtime = Runtime(store?.sessionId ?? 'stateless', WORKSPACE, emit);
   }
 
   /**
@@ -91,19 +77,14 @@ export class WorkerSession {
     this.pyodide.setInterruptBuffer(buffer);
   }
 
-  private get stateful(): PyTabsDB | null {
-    return this.sessionId === null ? null : this.db;
-  }
-
   /**
    * Loads the session's files into the workspace and restores its variables: from `stored`
    * when the worker read them while Pyodide was loading, else read now.
    */
   async start(stored?: Promise<StoredSession>, say: (progress: StartProgress) => void = () => undefined): Promise<Omit<StartReport, 'loadMs'>> {
     const t0 = performance.now();
-    const db = this.stateful;
-    if (!db || !this.sessionId) return { restored: [], failed: [], restoreMs: 0 };
-    const { files, state } = await (stored ?? readStoredSession(db, this.sessionId));
+    if (!this.store) return { restored: [], failed: [], restoreMs: 0 };
+    const { files, state } = await (stored ?? this.store.readAll());
     for (const file of files) this.writeToFs(file.path, file.data);
     this.known = this.scan();
     // Replayed imports need their packages; one that fails to load shows up as a failed replay.
@@ -120,11 +101,12 @@ export class WorkerSession {
     return { ...report, restoreMs: performance.now() - t0 };
   }
 
-  setLimits(limits: Limits): void {
-    this.limits = limits;
-  }
-
-  async run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>): Promise<RunResult> {
+  async run(
+    code: string,
+    onEvent: ((event: RunEvent) => void) | undefined,
+    sessionVars: Record<string, string>,
+    limits: Limits,
+  ): Promise<RunResult> {
     const t0 = performance.now();
     // Through Comlink, onEvent is a call on its own message port, while the result goes back
     // on the worker's: the page could see the result before the last output. Each call
@@ -169,33 +151,30 @@ export class WorkerSession {
     if (py.result) result.result = py.result;
     if (py.error) result.error = py.error;
     try {
-      await this.commitRun(py, result);
+      await this.commitRun(py, result, limits);
     } catch (e) {
       result.commitError = describeCommitError(e);
       // Its commit would have counted it; the page counts it instead.
-      if (this.stateful) result.uncounted = 1;
+      if (this.store) result.uncounted = 1;
     }
     result.durationMs = performance.now() - t0;
     return result;
   }
 
-  private async commitRun(py: PyRunResult, result: RunResult): Promise<void> {
-    const snap = toPlain<{ put: SnapshotEntry[]; delete: string[] }>(
-      this.runtime.snapshot(this.limits.variableBytes, this.limits.sessionBytes),
-    );
-    result.notPersisted = snap.put.filter((v) => !v.persisted).map((v) => ({ name: v.name, reason: v.reason ?? '' }));
+  private async commitRun(py: PyRunResult, result: RunResult, limits: Limits): Promise<void> {
+    const vars = toPlain<{ put: VariableChange[]; delete: string[] }>(this.runtime.changes(limits.variableBytes, limits.sessionBytes));
+    result.notPersisted = vars.put.filter((v) => !v.persisted).map((v) => ({ name: v.name, reason: v.reason ?? '' }));
     const { files, now } = this.diffWorkspace();
     result.filesChanged = files.put.map((f) => f.path);
     result.filesDeleted = files.delete;
-    const db = this.stateful;
-    if (!db || !this.sessionId) {
-      this.runtime.confirm_snapshot();
+    if (!this.store) {
+      this.runtime.confirm_changes();
       return;
     }
-    if (!files.put.length && !files.delete.length && !snap.put.length && !snap.delete.length && !py.replay.length) {
+    if (!files.put.length && !files.delete.length && !vars.put.length && !vars.delete.length && !py.replay.length) {
       // Nothing of the user's changed: storage already holds all of it. The run's count is
       // the page's to write (src/lib/sessions/run-counts.ts), off this run's path.
-      this.runtime.confirm_snapshot();
+      this.runtime.confirm_changes();
       result.uncounted = 1;
       return;
     }
@@ -203,20 +182,20 @@ export class WorkerSession {
       executions: 1,
       files,
       variables: {
-        put: snap.put.map(({ pickle, reason, hash, ...meta }) => ({
+        put: vars.put.map(({ pickle, reason, hash, ...meta }) => ({
           ...meta,
           ...(reason ? { reason } : {}),
           ...(hash ? { hash } : {}),
           ...(pickle ? { pickle } : {}),
         })),
-        delete: snap.delete,
+        delete: vars.delete,
       },
       // On error the runtime still lists the imports and definitions that ran before it.
       replay: py.replay,
     };
-    await commitChange(db, this.sessionId, change);
+    await this.store.commit(change);
     // Only now is the change storage's: had the commit failed, the next run would propose it again.
-    this.runtime.confirm_snapshot();
+    this.runtime.confirm_changes();
     // Storage now holds the workspace as scanned for this commit; walking it again finds the same.
     this.known = now;
   }
@@ -270,8 +249,7 @@ export class WorkerSession {
   }
 
   private async commitFiles(files: NonNullable<SessionChange['files']>): Promise<void> {
-    const db = this.stateful;
-    if (db && this.sessionId) await commitChange(db, this.sessionId, { files });
+    await this.store?.commit({ files });
     this.known = this.scan();
   }
 
@@ -281,8 +259,7 @@ export class WorkerSession {
 
   async clear(): Promise<void> {
     this.runtime.clear();
-    const db = this.stateful;
-    if (db && this.sessionId) await clearVariables(db, this.sessionId);
+    await this.store?.clear();
   }
 }
 

@@ -1,11 +1,11 @@
+import { endedByStop } from '../sessions/host';
 import type { SessionManager } from '../sessions/manager';
-import { insertRound, putRound } from '../storage/rounds';
 import { splitMessage } from './blocks';
 import { appendEvent, newRound, OutputTranscript } from './round';
 import type { Attachment, Round, RoundEvent, RoundState } from './types';
 
 /** The part of the session engine a message needs. */
-export type ChatEngine = Pick<SessionManager, 'db' | 'run' | 'writeFile'>;
+export type ChatEngine = Pick<SessionManager, 'history' | 'run' | 'writeFile'>;
 
 export interface SendOptions {
   /** Written to the session's workspace before any code runs. */
@@ -13,10 +13,6 @@ export interface SendOptions {
   /** Called with each event as history records it, and the round so far. */
   onEvent?: (event: RoundEvent, round: Round) => void;
 }
-
-/** Error names that mean the run was stopped rather than failed on its own. */
-// The engine's names for runs that ended because they were stopped rather than failing.
-const STOPPED = new Set(['KeyboardInterrupt', 'TimeoutError', 'SessionRestarted', 'SessionTakenOver']);
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -35,7 +31,8 @@ export async function sendMessage(
   { files = [], onEvent }: SendOptions = {},
 ): Promise<Round> {
   const t0 = performance.now();
-  const round = await insertRound(engine.db, sessionId, (seq) => newRound(sessionId, seq, message, files.map((f) => f.name)));
+  const history = engine.history(sessionId);
+  const round = await history.insert((seq) => newRound(sessionId, seq, message, files.map((f) => f.name)));
   const transcript = new OutputTranscript();
   const emit = (event: RoundEvent) => {
     if (event.type === 'stdout' || event.type === 'stderr') transcript.add(event.text);
@@ -66,7 +63,7 @@ export async function sendMessage(
         ...(result.commitError ? { commitError: result.commitError } : {}),
       });
       if (result.status === 'error') {
-        state = STOPPED.has(result.error?.ename ?? '') ? 'stopped' : 'failed';
+        state = endedByStop(result.error?.ename) ? 'stopped' : 'failed';
         break;
       }
     }
@@ -81,7 +78,7 @@ export async function sendMessage(
   if (round.events.some((e) => e.type === 'truncated' && e.what === 'output')) round.fullOutput = transcript.blob();
   emit({ type: 'round_end', durationMs: round.durationMs, state });
   try {
-    await putRound(engine.db, round);
+    await history.put(round);
   } catch (error) {
     // The reply is still shown; only its place in history is lost, and the user is told.
     emit({ type: 'round_error', message: `This reply could not be saved to history: ${describe(error)}` });

@@ -54,6 +54,9 @@ export interface ReplayRecord {
   source: string;
 }
 
+/** A chat round as storage sees it: its key; the chat layer (src/lib/chat/types.ts) types the rest. */
+export type RoundRecord = { sessionId: string; seq: number } & Record<string, unknown>;
+
 export interface SettingRecord {
   key: string;
   value: unknown;
@@ -66,7 +69,7 @@ export interface PyTabsSchema extends DBSchema {
   variables: { key: [string, string]; value: VariableRecord };
   pickles: { key: [string, string]; value: PickleRecord };
   replay: { key: [string, number]; value: ReplayRecord };
-  rounds: { key: [string, number]; value: { sessionId: string; seq: number } & Record<string, unknown> };
+  rounds: { key: [string, number]; value: RoundRecord };
   settings: { key: string; value: SettingRecord };
 }
 

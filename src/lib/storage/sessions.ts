@@ -19,6 +19,11 @@ export async function putSession(db: PyTabsDB, record: SessionRecord): Promise<v
   await db.put('sessions', record);
 }
 
+/** Stores a new session; refuses an id already in use, so a caller-chosen id cannot replace a session. */
+export async function addSession(db: PyTabsDB, record: SessionRecord): Promise<void> {
+  await db.add('sessions', record);
+}
+
 export function getSession(db: PyTabsDB, id: string): Promise<SessionRecord | undefined> {
   return db.get('sessions', id);
 }
