@@ -1,5 +1,6 @@
 export { SessionManager, type SessionInfo, type SessionStatus, type ManagerOptions } from './sessions/manager';
 export { SessionElsewhereError, type Ownership } from './sessions/ownership';
+export { WorkerTerminatedError, type EndCause } from './sessions/host';
 export type { CleanupReport } from './sessions/cleanup';
 export type { Settings } from './storage/settings';
 export { DEFAULT_SETTINGS } from './storage/settings';

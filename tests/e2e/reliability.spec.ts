@@ -337,7 +337,6 @@ check('bad inputs rejected cleanly', 'a database from a newer schema gives a cle
   const before = await dumpDatabase(page);
   const message = await page.evaluate(async () => {
     window.pytabs!.dispose();
-    window.pytabs!.db.close();
     await new Promise<void>((resolve) => {
       const req = indexedDB.open('pytabs', 99);
       req.onupgradeneeded = () => req.result.createObjectStore('from-the-future');

@@ -37,6 +37,7 @@ export class WorkerTerminatedError extends Error {
   }
 }
 
+/** The error name a run's result carries when its worker ended under it, by cause. */
 const RESULT_NAMES: Record<EndCause, string> = {
   stopped: 'KeyboardInterrupt',
   timeout: 'TimeoutError',
@@ -45,6 +46,17 @@ const RESULT_NAMES: Record<EndCause, string> = {
   deleted: 'SessionDeleted',
   taken: 'SessionTakenOver',
 };
+
+/** Causes that stop a run from outside (a person, the time limit, sleep, another tab) rather than fail it. */
+const STOPPING: readonly EndCause[] = ['stopped', 'timeout', 'asleep', 'taken'];
+
+/**
+ * Whether a run's error name means it was stopped rather than failed on its own: the one
+ * list of such names, shared by the host that gives them and the chat that shows them.
+ */
+export function endedByStop(ename: string | undefined): boolean {
+  return STOPPING.some((cause) => RESULT_NAMES[cause] === ename);
+}
 
 interface LiveWorker {
   worker: Worker;
@@ -68,8 +80,6 @@ export class SessionHost {
   private _state: HostState = 'asleep';
   /** Set while a stop is under way, so the run's result can say why it ended. */
   private stopCause: 'stopped' | 'timeout' | null = null;
-  lastUsed = 0;
-  lastStart: StartReport | null = null;
   /** The current start's latest step, while one is under way. */
   progress: StartProgress | null = null;
 
@@ -122,7 +132,6 @@ export class SessionHost {
           sessionId: this.sessionId,
           indexURL: this.env.indexURL,
           dbName: this.env.dbName,
-          limits: this.env.limits(),
           interruptBuffer: interrupt,
           packageIndexURL: this.env.packageIndexURL?.(),
         },
@@ -133,7 +142,6 @@ export class SessionHost {
       (report) => {
         // The next session to start (or wake) finds a worker whose script is loaded.
         prepareSpareWorker();
-        this.lastStart = report;
         if (this.live === live && this.running === 0) this.setState('ready');
         return report;
       },
@@ -161,7 +169,6 @@ export class SessionHost {
     const next = this.tail.then(async () => {
       const live = this.ensureLive();
       await live.started;
-      this.lastUsed = Date.now();
       return Promise.race([task(live), live.killed]);
     });
     this.tail = next.catch(() => undefined);
@@ -187,7 +194,7 @@ export class SessionHost {
       const timer = timeoutMs > 0 ? setTimeout(() => void this.stop('timeout'), timeoutMs) : undefined;
       try {
         // No listener, no event channel: a run's events then stay in the worker.
-        const result = await live.api.run(code, onEvent && Comlink.proxy(onEvent), sessionVars);
+        const result = await live.api.run(code, onEvent && Comlink.proxy(onEvent), sessionVars, this.env.limits());
         if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
           result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
         }

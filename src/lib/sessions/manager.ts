@@ -1,12 +1,10 @@
 import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
-import { commitChange } from '../storage/commit';
-import { listFileRecords, readFileData } from '../storage/files';
-import { deleteSessionData, getSession, listSessionRecords, newSessionRecord, putSession, updateSession } from '../storage/sessions';
+import { RoundHistory, SessionStore } from '../storage/session-store';
+import { addSession, deleteSessionData, getSession, listSessionRecords, newSessionRecord, updateSession } from '../storage/sessions';
 import { readSettings, writeSettings, type Settings } from '../storage/settings';
-import { clearVariables, listVariableRecords } from '../storage/variables';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { RunEvent, RunResult, StartProgress, VariableInfo, WorkspaceEntry } from '../worker-api';
-import { formatBytes } from '../chat/format';
+import type { RunEvent, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import { formatBytes } from '../format.ts';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostEnv, type HostState } from './host';
 import { WorkerPool } from './pool';
@@ -14,6 +12,7 @@ import { pageSnapshot, pageWasm } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 import { RunCounts } from './run-counts';
+import { LiveOps, StoredOps, type SessionOps } from './session-ops';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
 
@@ -65,8 +64,11 @@ function validateSessionVars(vars: Record<string, string>): Record<string, strin
 }
 
 /**
- * The app's model and public API: sessions, their runs, files, variables and settings.
- * Every session's live state is a SessionHost keyed by its id.
+ * The app's model and public API (`window.pytabs` on the page): sessions, their runs,
+ * files, variables and settings. Every session's live state is a SessionHost keyed by
+ * its id; every method takes the id of the session it acts on.
+ *
+ * @example const pytabs = await SessionManager.open();
  */
 export class SessionManager {
   private readonly hosts = new Map<string, SessionHost>();
@@ -87,12 +89,15 @@ export class SessionManager {
   private readonly runCounts = new RunCounts(() => this.db);
   private laterQueued = false;
   private settings!: Settings;
+  /** The IndexedDB database this manager keeps its sessions in. */
   readonly dbName: string;
+  /** Absolute URL of the served Pyodide core files. */
   readonly indexURL: string;
+  /** What the cleanup policy did when the manager opened (or at the last `cleanup()`). */
   lastCleanup: CleanupReport = { markedInactive: [], deleted: [] };
 
   private constructor(
-    readonly db: PyTabsDB,
+    private readonly db: PyTabsDB,
     private readonly options: ManagerOptions,
   ) {
     this.dbName = options.dbName ?? DEFAULT_DB_NAME;
@@ -107,7 +112,11 @@ export class SessionManager {
     }
   }
 
-  /** Opens storage and applies the cleanup policy. */
+  /**
+   * Opens storage and applies the cleanup policy.
+   *
+   * @example const pytabs = await SessionManager.open({ dbName: 'my-tests' });
+   */
   static async open(options: ManagerOptions = {}): Promise<SessionManager> {
     const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
     const manager = new SessionManager(db, options);
@@ -124,20 +133,30 @@ export class SessionManager {
   }
 
   /**
+   * The latest step of the session's start while it starts in this tab, else null.
+   *
+   * @example pytabs.startProgress(id)?.text; // 'Fetching python_stdlib.zip: 1.2 MB of 2.5 MB'
+   */
+  startProgress(sessionId: string): StartProgress | null {
+    return this.hosts.get(sessionId)?.progress ?? null;
+  }
+
+  /**
    * Hears each step of a session's start ("Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB"),
    * and null when the start is over. Steps are this tab's own and are not broadcast.
+   *
+   * @example const stop = pytabs.subscribeProgress((id, step) => console.log(id, step?.text));
    */
   subscribeProgress(listener: (sessionId: string, progress: StartProgress | null) => void): () => void {
     this.progressListeners.add(listener);
     return () => this.progressListeners.delete(listener);
   }
 
-  /** The latest step of the session's start while it starts in this tab, else null. */
-  startProgress(sessionId: string): StartProgress | null {
-    return this.hosts.get(sessionId)?.progress ?? null;
-  }
-
-  /** Called after anything a panel shows may have changed. */
+  /**
+   * Calls `listener` after anything a panel shows may have changed (here or in another tab).
+   *
+   * @example const stop = pytabs.subscribe(() => refresh());
+   */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -170,19 +189,31 @@ export class SessionManager {
     for (const listener of this.listeners) listener();
   }
 
-  /** Whether this tab owns the session (may run it and change its files). */
+  /**
+   * Whether this tab owns the session (may run it and change its files), as far as it knows now.
+   *
+   * @example if (pytabs.ownership(id) === 'elsewhere') showReadOnly();
+   */
   ownership(sessionId: string): Ownership {
     return this.locks.owns(sessionId) ? 'owned' : 'elsewhere';
   }
 
-  /** Makes this tab the session's owner unless another tab already is. */
+  /**
+   * Makes this tab the session's owner unless another tab already is; says which it is.
+   *
+   * @example const who = await pytabs.claim(id); // 'owned' or 'elsewhere'
+   */
   async claim(sessionId: string): Promise<Ownership> {
     const result = await this.locks.claim(sessionId);
     this.notify();
     return result;
   }
 
-  /** Takes the session from the tab that has it; that tab stops its worker and keeps what it committed. */
+  /**
+   * Takes the session from the tab that has it; that tab stops its worker and keeps what it committed.
+   *
+   * @example await pytabs.takeOver(id);
+   */
   async takeOver(sessionId: string): Promise<void> {
     await this.requireSession(sessionId);
     await this.locks.takeOver(sessionId);
@@ -222,19 +253,23 @@ export class SessionManager {
     return {
       dbName: this.dbName,
       indexURL: this.indexURL,
-      limits: () => this.limits(),
-      packageIndexURL: () => this.packageIndexURL(),
+      // Read at each run, so a change in Settings reaches sessions already running.
+      limits: () => ({ variableBytes: this.settings.variableLimitBytes, sessionBytes: this.settings.sessionLimitBytes }),
+      packageIndexURL: () => this.settings.packageIndexUrl || undefined,
       snapshot: (watch) => pageSnapshot(this.indexURL, watch),
       wasm: (watch) => pageWasm(this.indexURL, watch),
     };
   }
 
-  private packageIndexURL(): string | undefined {
-    return this.settings.packageIndexUrl || undefined;
+  /** The session's storage, its id bound in. */
+  private store(sessionId: string): SessionStore {
+    return new SessionStore(this.db, sessionId);
   }
 
-  private limits() {
-    return { variableBytes: this.settings.variableLimitBytes, sessionBytes: this.settings.sessionLimitBytes };
+  /** Changes to the session's workspace and variables: through its live worker if it has one, else in storage. */
+  private ops(sessionId: string): SessionOps {
+    const host = this.hosts.get(sessionId);
+    return host?.isLive ? new LiveOps(host, this.pool) : new StoredOps(this.store(sessionId));
   }
 
   private async requireSession(sessionId: string): Promise<SessionRecord> {
@@ -244,10 +279,16 @@ export class SessionManager {
     return record;
   }
 
-  async createSession(name?: string): Promise<SessionInfo> {
+  /**
+   * Creates a session ("Session N" unless named). `id` lets a caller name the session before
+   * it exists (the page shows it at once); it must be new, e.g. `crypto.randomUUID()`.
+   *
+   * @example const s = await pytabs.createSession('Analysis');
+   */
+  async createSession(name?: string, { id = crypto.randomUUID() }: { id?: string } = {}): Promise<SessionInfo> {
     const count = (await listSessionRecords(this.db)).length;
-    const record = newSessionRecord(crypto.randomUUID(), cleanSessionName(name ?? `Session ${count + 1}`));
-    await putSession(this.db, record);
+    const record = newSessionRecord(id, cleanSessionName(name ?? `Session ${count + 1}`));
+    await addSession(this.db, record);
     this.changed();
     return this.info(record);
   }
@@ -266,29 +307,54 @@ export class SessionManager {
     return { id, name, createdAt, lastActiveAt, variableCount, totalExecutions, storageBytes, status };
   }
 
+  /**
+   * Every session in this browser, oldest first, with its counters and status.
+   *
+   * @example (await pytabs.listSessions()).map((s) => s.name);
+   */
   async listSessions(): Promise<SessionInfo[]> {
     // Opened before the read, so the read sees the counts.
     void this.runCounts.flush();
     return (await listSessionRecords(this.db)).map((r) => this.info(r));
   }
 
+  /**
+   * One session's record and status; throws if there is none.
+   *
+   * @example (await pytabs.getSession(id)).totalExecutions;
+   */
   async getSession(sessionId: string): Promise<SessionInfo> {
     return this.info(await this.requireSession(sessionId));
   }
 
+  /**
+   * Renames a session (1-100 characters, no control characters).
+   *
+   * @example await pytabs.renameSession(id, 'Week 3');
+   */
   async renameSession(sessionId: string, name: string): Promise<void> {
     const clean = cleanSessionName(name);
     await updateSession(this.db, sessionId, (r) => void (r.name = clean));
     this.changed();
   }
 
-  /** Starts a session's worker ahead of its first run. */
-  async startSession(sessionId: string) {
+  /**
+   * Starts a session's worker ahead of its first run; resolves once its variables are restored.
+   *
+   * @example const { restored, failed } = await pytabs.startSession(id);
+   */
+  async startSession(sessionId: string): Promise<StartReport> {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     return this.pool.use(this.host(sessionId), (h) => h.start());
   }
 
+  /**
+   * Runs Python in the session, after whatever it is running; output streams to `onEvent`,
+   * and what the run changed is saved before the result comes back.
+   *
+   * @example const r = await pytabs.run(id, 'x = 41\nx + 1'); r.result?.['text/plain']; // '42'
+   */
   async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
     const vars = this.sessionVars.get(sessionId) ?? (await this.requireSession(sessionId)).vars;
     await this.ensureOwned(sessionId);
@@ -302,7 +368,11 @@ export class SessionManager {
     }
   }
 
-  /** Runs code in a fresh scratch worker that keeps nothing. */
+  /**
+   * Runs code in a fresh scratch worker that keeps nothing.
+   *
+   * @example (await pytabs.runStateless('1 + 1')).result?.['text/plain']; // '2'
+   */
   async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
     const host = new SessionHost(null, this.workerEnv());
     try {
@@ -312,29 +382,54 @@ export class SessionManager {
     }
   }
 
-  async stop(sessionId: string) {
+  /**
+   * Stops the session's running cell: by interrupt when the page is cross-origin isolated,
+   * else (or if Python ignores it) by restarting the session from its last commit.
+   *
+   * @example await pytabs.stop(id); // 'interrupted', 'restarted' or 'idle'
+   */
+  async stop(sessionId: string): Promise<'idle' | 'interrupted' | 'restarted'> {
     const outcome = (await this.hosts.get(sessionId)?.stop()) ?? 'idle';
     this.changed();
     return outcome;
   }
 
+  /**
+   * The session's variables as last committed: type, size, preview, saved or why not.
+   *
+   * @example (await pytabs.listVariables(id)).filter((v) => !v.persisted);
+   */
   async listVariables(sessionId: string): Promise<VariableInfo[]> {
-    const records = await listVariableRecords(this.db, sessionId);
+    const records = await this.store(sessionId).listVariables();
     return records.map(({ sessionId: _, hash: __, ...info }) => info);
   }
 
+  /**
+   * The session's workspace files (path, size, modified time), without their bytes.
+   *
+   * @example (await pytabs.listFiles(id)).map((f) => f.path);
+   */
   async listFiles(sessionId: string): Promise<WorkspaceEntry[]> {
-    return (await listFileRecords(this.db, sessionId)).map(({ path, size, modifiedAt }) => ({ path, size, modifiedAt }));
+    return (await this.store(sessionId).listFiles()).map(({ path, size, modifiedAt }) => ({ path, size, modifiedAt }));
   }
 
+  /**
+   * A workspace file's bytes; throws if there is no such file.
+   *
+   * @example new TextDecoder().decode(await pytabs.readFile(id, 'out.csv'));
+   */
   async readFile(sessionId: string, path: string): Promise<Uint8Array> {
     const clean = validateExistingPath(path);
-    const data = await readFileData(this.db, sessionId, clean);
+    const data = await this.store(sessionId).readFile(clean);
     if (!data) throw new Error(`No file named "${clean}" in this session.`);
     return data;
   }
 
-  /** File operations go through a live worker (so Python sees them), else straight to storage. */
+  /**
+   * Writes a workspace file (Python sees it at once); the name is checked as an upload's.
+   *
+   * @example await pytabs.writeFile(id, 'data.csv', new TextEncoder().encode('x\n1\n'));
+   */
   async writeFile(sessionId: string, path: string, data: Uint8Array): Promise<void> {
     const clean = validateWorkspacePath(path);
     if (data.byteLength > this.settings.sessionLimitBytes) {
@@ -344,49 +439,52 @@ export class SessionManager {
     }
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
-    const host = this.hosts.get(sessionId);
-    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.writeFile(clean, data)));
-    else await commitChange(this.db, sessionId, { files: { put: [{ path: clean, data, modifiedAt: Date.now() }] } });
+    await this.ops(sessionId).writeFile(clean, data);
     this.changed();
   }
 
+  /**
+   * Deletes a workspace file.
+   *
+   * @example await pytabs.deleteFile(id, 'old.csv');
+   */
   async deleteFile(sessionId: string, path: string): Promise<void> {
     const clean = validateExistingPath(path);
     await this.ensureOwned(sessionId);
-    const host = this.hosts.get(sessionId);
-    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.deleteFile(clean)));
-    else {
-      await this.readFile(sessionId, clean);
-      await commitChange(this.db, sessionId, { files: { delete: [clean] } });
-    }
+    await this.ops(sessionId).deleteFile(clean);
     this.changed();
   }
 
+  /**
+   * Renames a workspace file; refuses to replace an existing one.
+   *
+   * @example await pytabs.renameFile(id, 'data.csv', 'week1.csv');
+   */
   async renameFile(sessionId: string, from: string, to: string): Promise<void> {
     const src = validateExistingPath(from);
     const dest = validateWorkspacePath(to);
     await this.ensureOwned(sessionId);
-    const host = this.hosts.get(sessionId);
-    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.renameFile(src, dest)));
-    else {
-      const data = await this.readFile(sessionId, src);
-      if (await readFileData(this.db, sessionId, dest)) throw new Error(`A file named "${dest}" already exists.`);
-      await commitChange(this.db, sessionId, { files: { put: [{ path: dest, data, modifiedAt: Date.now() }], delete: [src] } });
-    }
+    await this.ops(sessionId).renameFile(src, dest);
     this.changed();
   }
 
-  /** Forgets the session's variables; its files, history and settings stay. */
+  /**
+   * Forgets the session's variables, in memory and storage; its files, history and session variables stay.
+   *
+   * @example await pytabs.clearSession(id);
+   */
   async clearSession(sessionId: string): Promise<void> {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
-    const host = this.hosts.get(sessionId);
-    if (host?.isLive) await this.pool.use(host, (h) => h.call((api) => api.clear()));
-    else await clearVariables(this.db, sessionId);
+    await this.ops(sessionId).clear();
     this.changed();
   }
 
-  /** Stops the session's worker and removes everything stored under its id. */
+  /**
+   * Stops the session's worker and removes everything stored under its id.
+   *
+   * @example await pytabs.deleteSession(id);
+   */
   async deleteSession(sessionId: string): Promise<void> {
     const host = this.hosts.get(sessionId);
     host?.terminate(new WorkerTerminatedError('deleted', 'The session was deleted.'));
@@ -397,10 +495,29 @@ export class SessionManager {
     this.changed();
   }
 
+  /**
+   * The session's chat history (`src/lib/chat` reads and writes rounds through it).
+   *
+   * @example const rounds = await listRounds(pytabs, id);
+   */
+  history(sessionId: string): RoundHistory {
+    return this.store(sessionId).history;
+  }
+
+  /**
+   * The session's key/value session variables, read in Python with `get_session_var`.
+   *
+   * @example (await pytabs.getSessionVars(id)).region;
+   */
   async getSessionVars(sessionId: string): Promise<Record<string, string>> {
     return { ...(await this.requireSession(sessionId)).vars };
   }
 
+  /**
+   * Replaces the session's session variables (names up to 100 characters, values up to 64 K).
+   *
+   * @example await pytabs.setSessionVars(id, { region: 'north' });
+   */
   async setSessionVars(sessionId: string, vars: Record<string, string>): Promise<void> {
     const clean = validateSessionVars(vars);
     await this.ensureOwned(sessionId);
@@ -409,7 +526,11 @@ export class SessionManager {
     this.changed();
   }
 
-  /** Whether the browser keeps this origin's data under storage pressure, and usage against quota. */
+  /**
+   * Whether the browser keeps this origin's data under storage pressure, and usage against quota.
+   *
+   * @example const { usage, quota, persisted } = await pytabs.storageStatus();
+   */
   async storageStatus(): Promise<{ persisted: boolean; usage: number; quota: number }> {
     const storage = globalThis.navigator?.storage;
     if (!storage?.estimate) return { persisted: false, usage: 0, quota: 0 };
@@ -417,36 +538,59 @@ export class SessionManager {
     return { persisted, usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 };
   }
 
-  /** Asks the browser not to evict this origin's data; it may say no. */
+  /**
+   * Asks the browser not to evict this origin's data; it may say no.
+   *
+   * @example const kept = await pytabs.requestPersistence();
+   */
   async requestPersistence(): Promise<boolean> {
     return (await globalThis.navigator?.storage?.persist?.()) ?? false;
   }
 
+  /**
+   * The settings in force (limits, cleanup days, package index, time limit, live workers).
+   *
+   * @example pytabs.getSettings().variableLimitBytes;
+   */
   getSettings(): Settings {
     return { ...this.settings };
   }
 
+  /**
+   * Changes settings; invalid values are refused with the reason. Limits reach running sessions at their next run.
+   *
+   * @example await pytabs.updateSettings({ runTimeoutSeconds: 30 });
+   */
   async updateSettings(change: Partial<Settings>): Promise<Settings> {
     this.settings = await writeSettings(this.db, change);
     this.changed();
     return this.getSettings();
   }
 
-  /** Applies the cleanup policy now, sparing sessions with a live worker. */
+  /**
+   * Applies the cleanup policy now, sparing sessions with a live worker.
+   *
+   * @example const { markedInactive, deleted } = await pytabs.cleanup();
+   */
   async cleanup(now = Date.now()): Promise<CleanupReport> {
     this.lastCleanup = await applyCleanup(this.db, this.settings, now, (id) => this.hosts.get(id)?.isLive ?? false);
     this.changed();
     return this.lastCleanup;
   }
 
-  /** Terminates every worker (page unload, tests). */
+  /**
+   * Terminates every worker, lets go of every session and closes storage (page unload, tests).
+   *
+   * @example addEventListener('pagehide', () => pytabs.dispose());
+   */
   dispose(): void {
+    // The flush's transaction is opened before the connection closes, so it still commits.
     void this.runCounts.flush();
     for (const host of this.hosts.values()) host.terminate();
     for (const id of this.hosts.keys()) this.locks.release(id);
     this.hosts.clear();
     this.channel?.close();
     this.channel = null;
+    this.db.close();
   }
 }
-
