@@ -1,0 +1,168 @@
+import { SvelteMap } from 'svelte/reactivity';
+import type { SessionInfo, SessionManager } from '../lib';
+import { SessionView, type Reporter } from './session-view.svelte';
+
+export interface Notice {
+  id: number;
+  kind: 'error' | 'info';
+  text: string;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The id a `#/s/<id>` address names, if it names one. */
+function idFromHash(): string | null {
+  const m = /^#\/s\/([^/]+)$/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+/**
+ * The page's state above the sessions: the list, which one is open, notices. What the page
+ * shows of a session lives in that session's own SessionView, made once per id here.
+ */
+export class AppState implements Reporter {
+  sessions = $state.raw<SessionInfo[]>([]);
+  currentId = $state<string | null>(null);
+  notices = $state.raw<Notice[]>([]);
+  ready = $state(false);
+  private readonly views = new SvelteMap<string, SessionView>();
+  /** Ids of new sessions whose records are still being stored. */
+  private readonly creating = new Set<string>();
+  private noticeSeq = 0;
+
+  readonly current = $derived(this.currentId ? (this.views.get(this.currentId) ?? null) : null);
+
+  constructor(private readonly manager: SessionManager) {}
+
+  notify = (error: unknown): void => {
+    this.notices = [...this.notices, { id: ++this.noticeSeq, kind: 'error', text: message(error) }];
+  };
+
+  inform = (text: string): void => {
+    const id = ++this.noticeSeq;
+    this.notices = [...this.notices, { id, kind: 'info', text }];
+    setTimeout(() => (this.notices = this.notices.filter((n) => n.id !== id)), 5000);
+  };
+
+  dismiss(id: number): void {
+    this.notices = this.notices.filter((n) => n.id !== id);
+  }
+
+  /** The view of a listed session, made on first use. */
+  private view(info: SessionInfo): SessionView {
+    let view = this.views.get(info.id);
+    if (!view) {
+      view = new SessionView(info.id, info, this.manager, this);
+      this.views.set(info.id, view);
+    }
+    return view;
+  }
+
+  /** Reads the session list and what the open session's panels show. */
+  async refresh(): Promise<void> {
+    const sessions = await this.manager.listSessions();
+    const listed = new Set(sessions.map((s) => s.id));
+    for (const info of sessions) this.views.get(info.id)?.updateInfo(info);
+    // A new session is shown before its record is stored: keep it listed until it is.
+    const pending = this.sessions.filter((s) => !listed.has(s.id) && this.creating.has(s.id));
+    this.sessions = [...sessions, ...pending];
+    await this.current?.refresh();
+  }
+
+  /** Opens the app on the session the address names, else the first (a first visit gets a new one). */
+  async open(): Promise<void> {
+    this.sessions = await this.manager.listSessions();
+    const cleaned = this.manager.lastCleanup;
+    if (cleaned.deleted.length) this.inform(`${cleaned.deleted.length} unused session(s) were deleted by the cleanup policy (see Settings).`);
+    // A first visit opens straight into a session, ready to type in.
+    if (!this.sessions.length) {
+      await this.manager.createSession();
+      this.sessions = await this.manager.listSessions();
+    }
+    this.openFromHash();
+    this.ready = true;
+  }
+
+  openFromHash = (): void => {
+    const id = idFromHash();
+    if (id && this.sessions.some((s) => s.id === id)) return this.select(id, 'none');
+    if (id) this.notify(new Error('The link names a session that does not exist in this browser (it may have been deleted).'));
+    if (this.sessions.length) this.select(this.sessions[0].id, 'replace');
+    else this.currentId = null;
+  };
+
+  /** Opens a session and names it in the URL; its Python starts so the first message is quick. */
+  select(id: string, how: 'push' | 'replace' | 'none' = 'push'): void {
+    const info = this.sessions.find((s) => s.id === id);
+    if (!info) return;
+    const view = this.view(info);
+    this.currentId = id;
+    const hash = `#/s/${encodeURIComponent(id)}`;
+    // pushState/replaceState do not fire hashchange, so selecting does not re-enter openFromHash.
+    if (location.hash !== hash && how === 'push') history.pushState(null, '', hash);
+    else if (location.hash !== hash && how === 'replace') history.replaceState(null, '', hash);
+    void view.refresh();
+    void view.start();
+  }
+
+  /**
+   * Makes a session and opens it in the same step: its (empty, starting) view is on screen
+   * before its record is stored, so nothing typed, dropped or attached in that moment can
+   * reach the session that was open before. Its actions wait for the record.
+   */
+  newSession(): void {
+    const id = crypto.randomUUID();
+    const now = Date.now();
+    const info: SessionInfo = {
+      id,
+      name: `Session ${this.sessions.length + 1}`,
+      createdAt: now,
+      lastActiveAt: now,
+      variableCount: 0,
+      totalExecutions: 0,
+      storageBytes: 0,
+      status: 'starting',
+    };
+    this.creating.add(id);
+    const created = this.manager.createSession(info.name, { id }).finally(() => this.creating.delete(id));
+    const view = new SessionView(id, info, this.manager, this, created);
+    this.views.set(id, view);
+    this.sessions = [...this.sessions, info];
+    this.currentId = id;
+    history.pushState(null, '', `#/s/${encodeURIComponent(id)}`);
+    created.then(
+      () => {
+        void this.refresh().catch(this.notify);
+        void view.start();
+      },
+      (error) => {
+        this.notify(new Error(`The new session could not be made: ${message(error)}`));
+        this.views.delete(id);
+        this.sessions = this.sessions.filter((s) => s.id !== id);
+        if (this.currentId === id) this.openFromHash();
+      },
+    );
+  }
+
+  /** Deletes a session and opens its neighbour. */
+  async deleteSession(view: SessionView): Promise<void> {
+    const index = this.sessions.findIndex((s) => s.id === view.id);
+    await view.delete();
+    this.views.delete(view.id);
+    this.sessions = await this.manager.listSessions();
+    if (this.currentId !== view.id) return;
+    const next = this.sessions[Math.min(index, this.sessions.length - 1)];
+    if (next) this.select(next.id, 'replace');
+    else {
+      this.currentId = null;
+      history.replaceState(null, '', '#/');
+    }
+  }
+
+  /** Passes each start step to its session's view. */
+  progress = (sessionId: string, step: Parameters<SessionView['setProgress']>[0]): void => {
+    this.views.get(sessionId)?.setProgress(step);
+  };
+}

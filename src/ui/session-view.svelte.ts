@@ -1,0 +1,376 @@
+import type { SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
+import { WorkerTerminatedError } from '../lib';
+import { listRounds, sendMessage, type Attachment, type Round } from '../lib/chat';
+import { previewFile, type Preview } from '../lib/workspace/preview';
+
+/** Where the page reports what went wrong, and what went right. */
+export interface Reporter {
+  notify(error: unknown): void;
+  inform(text: string): void;
+}
+
+/** An open file preview: the bytes it was made from, so an image can be shown from them. */
+export interface ShownPreview {
+  path: string;
+  preview: Preview;
+  data: Uint8Array;
+}
+
+/** The Session variables form, kept while runs end and tabs switch, as a draft is. */
+export interface VarForm {
+  key: string;
+  value: string;
+  /** The name being edited, so a renamed key replaces the old one. */
+  editing: string | null;
+  error: string;
+}
+
+/** Whether this tab may run the session; 'unknown' until its claim is answered. */
+export type ViewOwnership = 'unknown' | 'owned' | 'elsewhere';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Everything the page shows of one session, and the actions on it. There is one instance per
+ * session id (see AppState), and every async answer is applied to the instance whose id it
+ * was asked for: an answer that arrives after the person switched sessions lands in the
+ * session it belongs to, never in whichever is open (the bug class PyTabs exists to beat).
+ */
+export class SessionView {
+  /** The session's record as last listed; a placeholder while a new session is being stored. */
+  info = $state.raw<SessionInfo>() as SessionInfo;
+  /** Stored history, as last read. */
+  stored = $state.raw<Round[]>([]);
+  /** Rounds this page is running in the session, as last drawn. */
+  live = $state.raw<Round[]>([]);
+  /** Unsent editor text. */
+  draft = '';
+  attachments = $state.raw<Attachment[]>([]);
+  files = $state.raw<WorkspaceEntry[]>([]);
+  variables = $state.raw<VariableInfo[]>([]);
+  sessionVars = $state.raw<Record<string, string>>({});
+  varForm = $state<VarForm>({ key: '', value: '', editing: null, error: '' });
+  /** The latest step of the session's start in this tab, while it starts. */
+  progress = $state.raw<StartProgress | null>(null);
+  ownership = $state<ViewOwnership>('unknown');
+  preview = $state.raw<ShownPreview | null>(null);
+
+  /** Resolves once the session is in storage (at once for one that already was). */
+  readonly stored$: Promise<void>;
+  /** This tab claimed the session, so a later 'elsewhere' means another tab took it over. */
+  private claimed = false;
+  /** Set when the person deletes the session: what it was doing no longer concerns them. */
+  private deleted = false;
+  /** The file asked for last: a slow preview of an earlier click must not replace it. */
+  private opening: string | null = null;
+  /** Counts session-variable reads, so one that started before a save cannot put old values back. */
+  private varReads = 0;
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
+
+  readonly shownRounds = $derived.by(() => {
+    const byId = new Map(this.stored.map((r) => [r.id, r]));
+    for (const r of this.live) byId.set(r.id, r);
+    return [...byId.values()].sort((a, b) => a.seq - b.seq);
+  });
+  readonly liveIds = $derived(new Set(this.live.map((r) => r.id)));
+
+  constructor(
+    readonly id: string,
+    info: SessionInfo,
+    private readonly manager: SessionManager,
+    private readonly report: Reporter,
+    /** A new session's creation, still under way; undefined for one already stored. */
+    creating?: Promise<unknown>,
+  ) {
+    this.info = info;
+    this.progress = manager.startProgress(id);
+    this.stored$ = creating ? creating.then(() => undefined) : Promise.resolve();
+  }
+
+  get readOnly(): boolean {
+    return this.ownership === 'elsewhere';
+  }
+
+  get busy(): boolean {
+    return this.info.status === 'running' || this.live.length > 0;
+  }
+
+  /** Reads what the panels show of this session; calls that overlap are joined into one more read. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.read();
+      } while (this.refreshAgain);
+    })().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async read(): Promise<void> {
+    if (this.deleted) return;
+    await this.stored$;
+    const varRead = ++this.varReads;
+    try {
+      const [files, variables, vars, rounds] = await Promise.all([
+        this.manager.listFiles(this.id),
+        this.manager.listVariables(this.id),
+        this.manager.getSessionVars(this.id),
+        listRounds(this.manager, this.id),
+      ]);
+      this.files = files.sort((a, b) => a.path.localeCompare(b.path));
+      this.variables = variables.sort((a, b) => a.name.localeCompare(b.name));
+      if (varRead === this.varReads) this.sessionVars = vars;
+      this.stored = rounds;
+      // A preview of a file that is gone would mislead.
+      if (this.preview && !files.some((f) => f.path === this.preview!.path)) this.preview = null;
+    } catch (error) {
+      if (!this.deleted) this.report.notify(error);
+    }
+  }
+
+  /** The listed record, and whether another tab took the session over since this tab claimed it. */
+  updateInfo(info: SessionInfo): void {
+    this.info = info;
+    if (this.claimed && this.manager.ownership(this.id) === 'elsewhere') {
+      this.claimed = false;
+      this.ownership = 'elsewhere';
+    }
+  }
+
+  setProgress(step: StartProgress | null): void {
+    this.progress = step;
+  }
+
+  /** Claims the session for this tab and starts its Python; another tab's session stays read-only here. */
+  async start(): Promise<void> {
+    try {
+      await this.stored$;
+      const ownership = await this.manager.claim(this.id);
+      if (this.deleted) return;
+      this.ownership = ownership;
+      if (ownership === 'elsewhere') return;
+      this.claimed = true;
+      const report = await this.manager.startSession(this.id);
+      if (report.failed.length) {
+        const lost = report.failed.map((f) => `${f.name} (${f.reason})`).join('; ');
+        this.report.notify(new Error(`Some saved variables of ${this.info.name} could not be restored: ${lost}. Everything else is back.`));
+      }
+    } catch (error) {
+      if (this.deleted || (error instanceof WorkerTerminatedError && error.cause === 'deleted')) return;
+      this.report.notify(new Error(`The session could not start: ${message(error)}`));
+    }
+  }
+
+  async takeOver(): Promise<void> {
+    try {
+      await this.manager.takeOver(this.id);
+      await this.start();
+      this.report.inform('This tab now runs the session; the other tab stopped it and kept everything it saved.');
+    } catch (error) {
+      this.report.notify(error);
+    }
+  }
+
+  private setLive(round: Round | null, roundId: string): void {
+    const others = this.live.filter((r) => r.id !== roundId);
+    this.live = round ? [...others, round] : others;
+  }
+
+  /** Sends a message with the attachments gathered so far; the composer is empty again at once. */
+  async send(text: string): Promise<void> {
+    const files = this.attachments;
+    if (!text.trim() && !files.length) return;
+    this.attachments = [];
+    this.draft = '';
+    // Redraw at most once per frame: output can stream faster than the screen updates.
+    let frame = 0;
+    let latest: Round | null = null;
+    const draw = () => {
+      frame = 0;
+      if (latest) this.setLive({ ...latest, events: latest.events.map((e) => ({ ...e })) }, latest.id);
+    };
+    try {
+      await this.stored$;
+      const round = await sendMessage(this.manager, this.id, text, {
+        files,
+        onEvent: (_event, r) => {
+          latest = r;
+          frame ||= requestAnimationFrame(draw);
+        },
+      });
+      cancelAnimationFrame(frame);
+      this.stored = [...this.stored.filter((r) => r.id !== round.id), round];
+      this.setLive(null, round.id);
+    } catch (error) {
+      cancelAnimationFrame(frame);
+      if (latest) this.setLive(null, (latest as Round).id);
+      this.report.notify(error);
+    }
+  }
+
+  async stop(): Promise<void> {
+    try {
+      const how = await this.manager.stop(this.id);
+      if (how === 'restarted') this.report.inform('The run did not stop on its own, so the session restarted from its last saved state.');
+    } catch (error) {
+      this.report.notify(error);
+    }
+  }
+
+  /** Adds files to the next message (a file of the same name is replaced). */
+  async attach(list: FileList | File[]): Promise<void> {
+    // Taken now: the picker empties its FileList as soon as this returns to it.
+    const files = Array.from(list);
+    for (const file of files) {
+      try {
+        const data = new Uint8Array(await file.arrayBuffer());
+        this.attachments = [...this.attachments.filter((a) => a.name !== file.name), { name: file.name, data }];
+      } catch (error) {
+        this.report.notify(new Error(`Could not read "${file.name}": ${message(error)}`));
+      }
+    }
+  }
+
+  detach(name: string): void {
+    this.attachments = this.attachments.filter((a) => a.name !== name);
+  }
+
+  async upload(list: FileList | File[]): Promise<void> {
+    // Taken now: the picker empties its FileList as soon as this returns to it.
+    const files = Array.from(list);
+    await this.stored$;
+    for (const file of files) {
+      try {
+        await this.manager.writeFile(this.id, file.name, new Uint8Array(await file.arrayBuffer()));
+        this.report.inform(`Uploaded ${file.name}.`);
+      } catch (error) {
+        this.report.notify(new Error(`Could not upload "${file.name}": ${message(error)}`));
+      }
+    }
+  }
+
+  /** Opens a file's preview, or closes it when it is the one shown. */
+  async togglePreview(path: string): Promise<void> {
+    if (this.preview?.path === path) {
+      this.opening = null;
+      this.preview = null;
+      return;
+    }
+    this.opening = path;
+    try {
+      const data = await this.manager.readFile(this.id, path);
+      const preview = await previewFile(path, data);
+      if (this.opening === path) this.preview = { path, data, preview };
+    } catch (error) {
+      this.report.notify(error);
+    }
+  }
+
+  closePreview(): void {
+    this.opening = null;
+    this.preview = null;
+  }
+
+  async download(path: string): Promise<void> {
+    try {
+      const data = await this.manager.readFile(this.id, path);
+      const url = URL.createObjectURL(new Blob([data as BlobPart]));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = path.slice(path.lastIndexOf('/') + 1);
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (error) {
+      this.report.notify(error);
+    }
+  }
+
+  /** Renames a file; throws the reason, for the rename form to show. */
+  async renameFile(from: string, to: string): Promise<void> {
+    await this.manager.renameFile(this.id, from, to);
+    this.report.inform(`Renamed ${from} to ${to}.`);
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    try {
+      await this.manager.deleteFile(this.id, path);
+      this.report.inform(`Deleted ${path}.`);
+    } catch (error) {
+      this.report.notify(error);
+    }
+  }
+
+  /** Saves the session variables; the result shows in this session's panel whichever is open by then. */
+  private async saveVars(next: Record<string, string>): Promise<boolean> {
+    try {
+      await this.manager.setSessionVars(this.id, next);
+      this.varReads++;
+      this.sessionVars = next;
+      this.varForm.error = '';
+      return true;
+    } catch (error) {
+      this.varForm.error = message(error);
+      return false;
+    }
+  }
+
+  /** Adds the variable in the form, or saves the one being edited. */
+  async submitVar(): Promise<void> {
+    const form = this.varForm;
+    const name = form.key.trim();
+    if (!name) {
+      form.error = 'A session variable needs a name.';
+      return;
+    }
+    const next = { ...this.sessionVars };
+    if (form.editing !== null) delete next[form.editing];
+    next[name] = form.value;
+    if (await this.saveVars(next)) this.varForm = { key: '', value: '', editing: null, error: '' };
+  }
+
+  editVar(name: string): void {
+    this.varForm = { key: name, value: this.sessionVars[name] ?? '', editing: name, error: '' };
+  }
+
+  cancelVarEdit(): void {
+    this.varForm = { key: '', value: '', editing: null, error: '' };
+  }
+
+  async removeVar(name: string): Promise<void> {
+    const next = { ...this.sessionVars };
+    delete next[name];
+    await this.saveVars(next);
+  }
+
+  /** What the delete dialog says will be lost. */
+  async describeContents(): Promise<string> {
+    const [files, rounds] = await Promise.all([this.manager.listFiles(this.id), listRounds(this.manager, this.id)]);
+    return `${this.info.variableCount} variable(s), ${files.length} file(s), ${rounds.length} message(s) of chat history and its session variables`;
+  }
+
+  async rename(name: string): Promise<void> {
+    await this.manager.renameSession(this.id, name);
+  }
+
+  async clear(): Promise<void> {
+    await this.manager.clearSession(this.id);
+  }
+
+  /** Deletes the session; its start or run ending because of it is not an error to show. */
+  async delete(): Promise<void> {
+    this.deleted = true;
+    try {
+      await this.manager.deleteSession(this.id);
+    } catch (error) {
+      this.deleted = false;
+      throw error;
+    }
+  }
+}
