@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import type { SessionManager } from '../../src/lib';
 
 declare global {
@@ -33,4 +33,30 @@ export function dumpDatabase(page: Page): Promise<Record<string, string[]>> {
     db.close();
     return out;
   });
+}
+
+/** A session's first reply waits for its Python to start: seconds per session on two cores. */
+export const FIRST_RUN = { timeout: 90_000 };
+
+/** Types a message in the composer and presses Send. */
+export async function send(page: Page, code: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(code);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+/** The reply to the open session's nth message. */
+export function reply(page: Page, n: number): Locator {
+  return page.getByRole('group', { name: `Reply to message ${n}` });
+}
+
+/** A panel of the page by its exact name ("Files", "Variables", "Session variables", ...). */
+export function region(page: Page, name: string): Locator {
+  return page.getByRole('region', { name, exact: true });
+}
+
+/** Clicks a button that opens the file picker and chooses text files in it, as a person would. */
+export async function choose(page: Page, button: string, files: { name: string; text: string }[]): Promise<void> {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: button }).click();
+  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'text/plain', buffer: Buffer.from(f.text) })));
 }

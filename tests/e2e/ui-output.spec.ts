@@ -2,23 +2,12 @@ import { test, expect, type Locator, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { readFile } from 'node:fs/promises';
 import * as XLSX from 'xlsx';
-import { openApp } from './app';
+import { FIRST_RUN, openApp, reply, send } from './app';
 
 // What a run puts on the page: rich output, hostile markup, floods of text, spreadsheet
 // previews, storage status. Controls are found by role and accessible name only, on the
 // built app with real Pyodide workers and real IndexedDB.
-const FIRST_RUN = { timeout: 90_000 };
-
 type Pwned = { __pwned?: number };
-
-async function send(page: Page, code: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(code);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
-
-function reply(page: Page, n: number): Locator {
-  return page.getByRole('group', { name: `Reply to message ${n}` });
-}
 
 function pwned(page: Page): Promise<number | undefined> {
   return page.evaluate(() => (window as unknown as Pwned).__pwned);

@@ -1,12 +1,10 @@
 import { test, expect, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { openApp } from './app';
+import { choose, FIRST_RUN, openApp, region, reply, send } from './app';
 
 // PyTabs as a person uses it: controls found by role and accessible name only, on the
 // built app with real Pyodide workers and real IndexedDB. Pyodide takes seconds to
 // start per session on two cores, so the first reply of a session gets a long wait.
-const FIRST_RUN = { timeout: 90_000 };
-
 const SUM_CODE = [
   'import csv',
   "rows = list(csv.DictReader(open('data.csv')))",
@@ -14,25 +12,6 @@ const SUM_CODE = [
   "print('rows:', len(rows))",
   'total',
 ].join('\n');
-
-async function send(page: Page, code: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(code);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
-
-function reply(page: Page, n: number) {
-  return page.getByRole('group', { name: `Reply to message ${n}` });
-}
-
-function region(page: Page, name: string) {
-  return page.getByRole('region', { name, exact: true });
-}
-
-async function choose(page: Page, button: string, files: { name: string; text: string }[]): Promise<void> {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: button }).click();
-  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'text/plain', buffer: Buffer.from(f.text) })));
-}
 
 test('two sessions, each with its own data.csv: own numbers in replies and variables, all back after a reload', async ({ page }) => {
   await openApp(page);
