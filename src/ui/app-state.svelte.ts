@@ -68,6 +68,15 @@ export class AppState implements Reporter {
     // A new session is shown before its record is stored: keep it listed until it is.
     const pending = this.sessions.filter((s) => !listed.has(s.id) && this.creating.has(s.id));
     this.sessions = [...sessions, ...pending];
+    // Sessions deleted elsewhere (another tab, the cleanup policy) take their views with them.
+    for (const id of [...this.views.keys()]) {
+      if (!listed.has(id) && !this.creating.has(id)) this.views.delete(id);
+    }
+    if (this.currentId && !this.views.has(this.currentId)) {
+      if (this.sessions.length) this.select(this.sessions[0].id, 'replace');
+      else this.currentId = null;
+      return;
+    }
     await this.current?.refresh();
   }
 
