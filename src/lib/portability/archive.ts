@@ -73,7 +73,7 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
     for (let at = 0; at < data.length; at += SLICE) unzip.push(data.subarray(at, at + SLICE), at + SLICE >= data.length);
   } catch (error) {
     if (error instanceof ImportError) throw error;
-    throw new ImportError(`It is not a readable zip archive (${(error as Error).message}).`);
+    if (!unfinished.size) throw new ImportError(`It is not a readable zip archive (${(error as Error).message}).`);
   }
   if (unfinished.size) throw new ImportError(`It ends in the middle of "${[...unfinished][0]}": the file is cut short.`);
   return entries;

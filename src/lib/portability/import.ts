@@ -70,12 +70,13 @@ interface Prepared {
   warnings: string[];
 }
 
-/** Whether a file is a session, a notebook or Python, by its name, else by its first bytes. */
+/** Whether a file is a session, a notebook or Python, by its name, else (a name without extension, as a link may have) by its first bytes. */
 export function importKind(name: string, data?: Uint8Array): ImportKind | null {
   const lower = name.toLowerCase();
   if (lower.endsWith('.zip')) return 'session';
   if (lower.endsWith('.ipynb')) return 'notebook';
   if (lower.endsWith('.py')) return 'python';
+  if (/\.[a-z0-9]+$/.test(lower)) return null;
   if (data && data[0] === 0x50 && data[1] === 0x4b) return 'session';
   if (data && new TextDecoder().decode(data.subarray(0, 200)).trimStart().startsWith('{')) return 'notebook';
   return null;

@@ -13,7 +13,7 @@ export const OPEN_ROUTE = '#/open';
  * relative URL names a file beside the app); null for any other address.
  */
 export function preparedLinkTarget(hash: string, base: string): string | null {
-  if (!hash.startsWith(`${OPEN_ROUTE}?`)) return null;
+  if (hash !== OPEN_ROUTE && !hash.startsWith(`${OPEN_ROUTE}?`)) return null;
   const from = new URLSearchParams(hash.slice(OPEN_ROUTE.length + 1)).get('from');
   if (!from) throw new ImportError('The link names no file to open (it needs "?from=<address of the file>").');
   let url: URL;
