@@ -1,15 +1,15 @@
 import { mount, unmount } from 'svelte';
 import App from './ui/App.svelte';
 import './ui/app.css';
+import * as lib from './lib';
 import { SessionManager, onDataErased, type DataGoneReason } from './lib';
-import * as portability from './lib/portability';
 
 declare global {
   interface Window {
     /** The app's TypeScript API, for the console and end-to-end tests. */
     pytabs?: SessionManager;
-    /** Sessions as files and the clean slate (src/lib/portability), for the console and end-to-end tests. */
-    pytabsPortability?: typeof portability;
+    /** The rest of `src/lib` (chat, sessions as files, erase), to call with `pytabs`: for the console and end-to-end tests. */
+    pytabsLib?: typeof lib;
   }
 }
 
@@ -35,7 +35,7 @@ const target = document.getElementById('app')!;
 try {
   const manager = await SessionManager.open();
   window.pytabs = manager;
-  window.pytabsPortability = portability;
+  window.pytabsLib = lib;
   addEventListener('pagehide', () => manager.dispose());
   const app = mount(App, { target, props: { manager } });
   onDataErased(manager, (reason) => {
