@@ -455,6 +455,7 @@ nb.cells = [
   ]),
   new_code_cell("plot()", execution_count=2, outputs=[
     new_output('display_data', data={'image/png': '${PNG}', 'text/plain': '<Figure>'}),
+    new_output('display_data', data={'application/json': [1, 2], 'text/plain': '[1, 2]'}),
   ]),
   new_code_cell("s = '''\\n\`\`\`\\n'''\\n1/0", execution_count=3, outputs=[
     new_output('error', ename='ZeroDivisionError', evalue='division by zero', traceback=['\\x1b[0;31mZeroDivisionError\\x1b[0m', 'division by zero']),
@@ -487,7 +488,10 @@ describe('importSession of a notebook or a Python file', () => {
     expect(result.runAll).toEqual(rounds.map((r) => r.message));
     const kinds = (r: Round) => r.events.map((e) => e.type);
     expect(kinds(rounds[0])).toEqual(['round_start', 'code_start', 'stdout', 'result', 'code_end', 'round_end']);
-    expect(rounds[1].events.find((e) => e.type === 'display')).toMatchObject({ bundle: { 'image/png': PNG } });
+    expect(rounds[1].events.filter((e) => e.type === 'display').map((e) => e.type === 'display' && e.bundle)).toEqual([
+      { 'image/png': PNG, 'text/plain': '<Figure>' },
+      { 'application/json': '[1,2]', 'text/plain': '[1, 2]' },
+    ]);
     expect(rounds[2].state).toBe('failed');
     expect(rounds[2].events.find((e) => e.type === 'exec_error')).toMatchObject({ error: { ename: 'ZeroDivisionError', traceback: 'ZeroDivisionError\ndivision by zero' } });
     expect(kinds(rounds[3])).toEqual(['round_start', 'round_end']);

@@ -53,6 +53,12 @@ const EVENT_FIELDS: Record<string, Record<string, 'string' | 'number' | 'object'
   round_end: { durationMs: 'number', state: 'string' },
 };
 
+/** Fields some events may lack (older rounds did), of these types when present. */
+const OPTIONAL_FIELDS: Record<string, Record<string, string>> = {
+  truncated: { total: 'number', tail: 'string' },
+  code_end: { commitError: 'string' },
+};
+
 function kindOf(value: unknown): string {
   return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
 }
@@ -65,6 +71,9 @@ function checkEvent(value: unknown, what: string): RoundEvent {
   if (!fields) return event as RoundEvent;
   for (const [field, kind] of Object.entries(fields)) {
     if (kindOf(event[field]) !== kind) throw new ImportError(`${what} (${type}) has no valid "${field}".`);
+  }
+  for (const [field, kind] of Object.entries(OPTIONAL_FIELDS[type] ?? {})) {
+    if (event[field] !== undefined && kindOf(event[field]) !== kind) throw new ImportError(`${what} (${type}) has an invalid "${field}".`);
   }
   if (type === 'display' || type === 'result') {
     const bundle = event.bundle as Record<string, unknown>;
@@ -110,6 +119,7 @@ export function readHistory(bytes: Uint8Array, sessionId: string, entries: Map<s
       fullOutput: undefined,
     };
     if (stored.durationMs !== undefined) round.durationMs = finite(stored.durationMs, `${what} "durationMs"`);
+    if (stored.importedFrom !== undefined) round.importedFrom = text(stored.importedFrom, `${what} "importedFrom"`, 1000);
     if (stored.fullOutput !== undefined) {
       const ref = record(stored.fullOutput, `${what} "fullOutput"`);
       const entry = text(ref.entry, `${what} "fullOutput.entry"`, 100);

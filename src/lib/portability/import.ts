@@ -198,7 +198,8 @@ function preparePython(file: ImportFile, settings: Settings, now: number): Prepa
   if (file.data.byteLength > settings.sessionLimitBytes) {
     throw new ImportError(`It is ${formatBytes(file.data.byteLength)}; a session holds at most ${formatBytes(settings.sessionLimitBytes)} (see Settings).`);
   }
-  const contents: SessionContents = { files: [{ path, data: file.data, modifiedAt: now }], rounds: [], variables: [], pickles: [], replay: [], held: null, origin: null };
+  // A copy that owns its bytes: storage would keep the whole buffer behind a view.
+  const contents: SessionContents = { files: [{ path, data: file.data.slice(), modifiedAt: now }], rounds: [], variables: [], pickles: [], replay: [], held: null, origin: null };
   return { kind: 'python', name: sessionNameFromFile(file.name), vars: {}, contents, runAll: [], warnings: [] };
 }
 

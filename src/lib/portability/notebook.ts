@@ -130,6 +130,9 @@ function fenced(code: string): string {
   return `${fence}python\n${code}\n${fence}`;
 }
 
+/** Text shown as a fenced block that nothing runs. */
+const textBlock = (prose: string) => fenced(prose).replace(/python\n/, 'text\n');
+
 /**
  * A markdown cell as prose of a message: its fenced Python examples are relabelled as text,
  * so that sending the message again runs only the notebook's code cells.
@@ -138,10 +141,8 @@ function asProse(markdown: string): string {
   const parts = messageParts(markdown);
   const plain = markdown.replace(/\r\n?/g, '\n');
   if (parts.length === 1 && parts[0].kind === 'code' && parts[0].code === plain) return plain;
-  return parts.map((p) => (p.kind === 'prose' ? p.text : fenced(p.code).replace(/python\n/, 'text\n'))).join('\n');
+  return parts.map((p) => (p.kind === 'prose' ? p.text : textBlock(p.code))).join('\n');
 }
-
-const textBlock = (prose: string) => fenced(prose).replace(/python\n/, 'text\n');
 
 const onlyCode = (message: string, code: string) => {
   const blocks = messageParts(message).filter((p) => p.kind === 'code');
@@ -164,8 +165,8 @@ function bundleFrom(value: unknown, what: string): MimeBundle {
   const data = record(value, what);
   const bundle: MimeBundle = {};
   for (const [mime, content] of Object.entries(data)) {
-    bundle[mime] = JSON_MIME.test(mime) && typeof content !== 'string' && !Array.isArray(content)
-      ? JSON.stringify(content)
+    bundle[mime] = JSON_MIME.test(mime)
+      ? text(typeof content === 'string' ? content : JSON.stringify(content), `${what} "${mime}"`, MAX_MESSAGE_CHARS)
       : multiline(content, `${what} "${mime}"`, MAX_MESSAGE_CHARS);
   }
   bundle['text/plain'] ??= '';

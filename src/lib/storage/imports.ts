@@ -38,7 +38,7 @@ export async function readSessionContents(db: PyTabsDB, sessionId: string): Prom
     tx.objectStore('variables').getAll(range),
     tx.objectStore('pickles').getAll(range),
     tx.objectStore('replay').getAll(range) as Promise<ReplayRecord[]>,
-    tx.objectStore('rounds').getAll(range) as Promise<unknown[]> as Promise<Round[]>,
+    tx.objectStore('rounds').getAll(range) as unknown as Promise<Round[]>,
     tx.objectStore('imports').getAll(range),
     tx.done,
   ]);
