@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { strFromU8, unzipSync } from 'fflate';
-import { openApp } from './app';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { dumpDatabase, openApp } from './app';
 
 // Sessions as files and the clean slate, through the page's API (window.pytabs and
 // window.pytabsLib), in real Chromium with real IndexedDB, real Pyodide and real pickles.
@@ -117,6 +117,43 @@ test('import into a fresh browser profile: files and history at once, variables 
   } finally {
     await fresh.close();
   }
+});
+
+test('hostile archives are refused with a clear error and nothing written to IndexedDB', async ({ page }) => {
+  await openApp(page);
+  await makeAndExport(page);
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+  const archive = (entries: Record<string, Uint8Array>) => {
+    const listed = Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, { sha256: sha(v), size: v.byteLength }]));
+    const manifest = { format: 'pytabs-session', formatVersion: 1, app: { name: 'PyTabs', version: '0' }, pyodide: '314.0.7', exportedAt: 1, session: { name: 'Evil', createdAt: 1, vars: {} }, entries: listed };
+    return zipSync({ 'manifest.json': strToU8(JSON.stringify(manifest)), ...entries });
+  };
+  const escape = archive({ 'files/../../escape.txt': strToU8('x') });
+  // 32 MB of zeros that say they unpack to 100 bytes, in the local header and the central directory.
+  const bomb = archive({ 'files/zeros.bin': new Uint8Array(32 * 1024 * 1024) });
+  const view = new DataView(bomb.buffer);
+  for (let i = 0; i + 4 <= bomb.length; i++) {
+    if (view.getUint32(i, true) === 0x04034b50 && strFromU8(bomb.subarray(i + 30, i + 45)) === 'files/zeros.bin') view.setUint32(i + 22, 100, true);
+    if (view.getUint32(i, true) === 0x02014b50 && strFromU8(bomb.subarray(i + 46, i + 61)) === 'files/zeros.bin') view.setUint32(i + 24, 100, true);
+  }
+  const tampered = unzipSync(archive({ 'files/data.csv': strToU8('x\n1\n') }));
+  tampered['files/data.csv'] = strToU8('x\n9\n');
+
+  const before = await dumpDatabase(page);
+  const errors = await page.evaluate(async (files) => {
+    const out: string[] = [];
+    for (const [name, data] of files) {
+      await window.pytabsLib!.importSession(window.pytabs!, { name, data: new Uint8Array(data) }).then(
+        () => out.push('imported'),
+        (e: Error) => out.push(`${e.name}: ${e.message}`),
+      );
+    }
+    return out;
+  }, [['escape.pytabs.zip', Array.from(escape)], ['bomb.pytabs.zip', Array.from(bomb)], ['tampered.pytabs.zip', Array.from(zipSync(tampered))]] as [string, number[]][]);
+  expect(errors[0]).toMatch(/^ImportError: Cannot import "escape\.pytabs\.zip": .*would leave the workspace/);
+  expect(errors[1]).toMatch(/^ImportError: Cannot import "bomb\.pytabs\.zip": "files\/zeros\.bin" unpacks to more than the 100 B it declares \(a zip bomb\?\)/);
+  expect(errors[2]).toMatch(/^ImportError: Cannot import "tampered\.pytabs\.zip": "files\/data\.csv" does not match the sha256/);
+  expect(await dumpDatabase(page)).toEqual(before);
 });
 
 test('a prepared session opens by link and resets to the file it came from', async ({ page, browser }) => {
