@@ -13,7 +13,7 @@ declare global {
   }
 }
 
-/** Another tab erased this device's data (or a newer PyTabs took the database over): this page can do nothing more. */
+/** This device's data was erased (here or in another tab), or a newer PyTabs took the database over: this page can do nothing more. */
 function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
   const box = document.createElement('div');
   box.setAttribute('role', 'alert');
@@ -21,7 +21,7 @@ function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
   const p = document.createElement('p');
   p.textContent =
     reason === 'erased'
-      ? 'All PyTabs data on this device was erased in another tab.'
+      ? 'All PyTabs data on this device was erased.'
       : 'A newer version of PyTabs was opened in another tab and took over its storage.';
   const reload = document.createElement('button');
   reload.type = 'button';
@@ -38,7 +38,7 @@ try {
   window.pytabsLib = lib;
   addEventListener('pagehide', () => manager.dispose());
   const app = mount(App, { target, props: { manager } });
-  onDataErased(manager, (reason) => {
+  void onDataErased(manager, (reason) => {
     void unmount(app);
     showDataGone(target, reason);
   });

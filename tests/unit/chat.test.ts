@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect } from 'vitest';
-import { messageParts, splitMessage } from '../../src/lib/chat/blocks';
+import { splitMessage } from '../../src/lib/chat/blocks';
 import { appendEvent, FULL_OUTPUT_CAP, newRound, OUTPUT_CAP, OUTPUT_TAIL, OutputTranscript, RICH_CAP } from '../../src/lib/chat/round';
 import * as XLSX from 'xlsx';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
@@ -176,19 +176,5 @@ describe('file previews', () => {
       kind: 'error',
       message: expect.stringMatching(/^This workbook could not be read: /),
     });
-  });
-});
-
-describe('messageParts', () => {
-  it('keeps the prose around the Python blocks, fences of other languages included, in order', () => {
-    const message = 'Load it:\n\n```python\nx = 1\n```\n\n```bash\nls\n```\nthen\n```\nx\n```\n```python\n\n```';
-    expect(messageParts(message)).toEqual([
-      { kind: 'prose', text: 'Load it:\n' },
-      { kind: 'code', code: 'x = 1' },
-      { kind: 'prose', text: '\n```bash\nls\n```\nthen' },
-      { kind: 'code', code: 'x' },
-      { kind: 'prose', text: '```python\n\n```' },
-    ]);
-    expect(messageParts('print(1)')).toEqual([{ kind: 'code', code: 'print(1)' }]);
   });
 });

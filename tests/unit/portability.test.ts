@@ -7,15 +7,15 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
+import { openDb, sessionRange, type PyTabsDB } from '../../src/lib/storage/db';
 import { commitChange } from '../../src/lib/storage/commit';
 import { getSession, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { readAllFiles } from '../../src/lib/storage/files';
 import { readRestoreState } from '../../src/lib/storage/variables';
-import { insertRound, listRounds, putRound } from '../../src/lib/storage/rounds';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/lib/storage/settings';
 import { appendEvent, newRound } from '../../src/lib/chat/round';
 import type { Round, RoundEvent } from '../../src/lib/chat/types';
+import { messageParts, splitMessage } from '../../src/lib/chat/blocks';
 import type { SessionInfo } from '../../src/lib/sessions/manager';
 import {
   confirmImportedState,
@@ -49,6 +49,8 @@ let n = 0;
  * the page (covered end to end), so here a claim always succeeds and restarts are recorded.
  */
 interface Device extends PortableManager {
+  /** The test's own connection, to seed and read storage. */
+  db: PyTabsDB;
   restarts: { id: string; restart: boolean }[];
   disposed: number;
 }
@@ -138,9 +140,11 @@ async function seedSession(db: PyTabsDB, id = 's1', name = 'Lesson 3: données')
     ]), kind: 'ask' } as Round,
   ];
   rounds[1].fullOutput = new Blob(['0\n1\n…\n999999\n'], { type: 'text/plain;charset=utf-8' });
-  for (const r of rounds) await putRound(db, r);
+  for (const r of rounds) await db.put('rounds', r);
   return rounds;
 }
+
+const roundsOf = async (db: PyTabsDB, id: string) => (await db.getAll('rounds', sessionRange(id))) as unknown as Round[];
 
 /** Every key and value of every store, to show that a refused import wrote nothing. */
 async function dump(db: PyTabsDB): Promise<string> {
@@ -166,6 +170,21 @@ function nbformatValidate(notebook: Uint8Array): { status: number | null; stderr
 let home: Device;
 beforeEach(async () => {
   home = await device();
+});
+
+describe('messageParts', () => {
+  it('keeps the prose around the Python blocks, fences of other languages included, in order', () => {
+    const message = 'Load it:\n\n```python\nx = 1\n```\n\n```bash\nls\n```\nthen\n```\nx\n```\n```python\n\n```';
+    expect(messageParts(message)).toEqual([
+      { kind: 'prose', text: 'Load it:\n' },
+      { kind: 'code', code: 'x = 1' },
+      { kind: 'prose', text: '\n```bash\nls\n```\nthen' },
+      { kind: 'code', code: 'x' },
+      { kind: 'prose', text: '```python\n\n```' },
+    ]);
+    expect(messageParts('print(1)')).toEqual([{ kind: 'code', code: 'print(1)' }]);
+    expect(splitMessage(message)).toEqual([{ code: 'x = 1' }, { code: 'x' }]);
+  });
 });
 
 describe('exportSession', () => {
@@ -261,7 +280,7 @@ describe('importSession of a .pytabs.zip', () => {
 
     const [before, after] = await Promise.all([readAllFiles(home.db, 's1'), readAllFiles(home.db, id)]);
     expect(after).toEqual(before);
-    const back = await listRounds(home.db, id);
+    const back = await roundsOf(home.db, id);
     expect(back.map(({ id: _, sessionId: __, fullOutput: ___, ...r }) => r)).toEqual(rounds.map(({ id: _, sessionId: __, fullOutput: ___, ...r }) => r));
     expect(back.every((r) => r.sessionId === id && r.id === `${id}:${r.seq}`)).toBe(true);
     expect(await back[1].fullOutput!.text()).toBe('0\n1\n…\n999999\n');
@@ -284,7 +303,7 @@ describe('importSession of a .pytabs.zip', () => {
     expect(result.held).toEqual({ source: file.name, variables: ['gen', 'mean', 'total'], statements: 2 });
     // Files and history come without asking; nothing the worker restores runs code.
     expect((await readAllFiles(school.db, id)).length).toBe(3);
-    expect((await listRounds(school.db, id)).length).toBe(3);
+    expect((await roundsOf(school.db, id)).length).toBe(3);
     expect(await readRestoreState(school.db, id)).toEqual({ variables: [], pickles: [], replay: [] });
     expect((await getSession(school.db, id))!.variableCount).toBe(0);
     expect(await heldState(school, id)).toEqual(result.held);
@@ -474,11 +493,10 @@ describe('importSession of a notebook or a Python file', () => {
   it('turns a notebook\'s cells into history, not run, with its outputs and the messages "Run all" sends', async () => {
     const result = await importSession(home, { name: 'Lesson 1.ipynb', data: jupyterNotebook() });
     expect(result).toMatchObject({ name: 'Lesson 1', kind: 'notebook', files: [], rounds: 4, held: null });
-    const rounds = await listRounds(home.db, result.sessionId);
+    const rounds = await roundsOf(home.db, result.sessionId);
     expect(rounds.every((r) => r.importedFrom === 'Lesson 1.ipynb')).toBe(true);
     // The markdown's own python example is shown as text, so sending the message runs only the cell.
     expect(rounds[0].message).toContain('```text\nimport os');
-    const { splitMessage } = await import('../../src/lib/chat/blocks');
     expect(result.runAll.map((m) => splitMessage(m).map((b) => b.code))).toEqual([
       ["print('hello')\n1 + 1"],
       ['plot()'],
@@ -566,7 +584,7 @@ describe('prepared sessions by link', () => {
       variables: { put: [{ name: 'mine', type: 'int', sizeBytes: 1, preview: '1', persisted: true, kind: 'pickle', pickle: new Uint8Array([1]) }] },
       replay: ['import json'],
     });
-    await insertRound(student.db, id, (seq) => round(id, seq, 'x = 1', []));
+    await student.db.put('rounds', round(id, 2, 'x = 1', []));
     await student.db.put('sessions', { ...(await getSession(student.db, id))!, name: 'My copy' });
     student.restarts.length = 0;
 
@@ -589,20 +607,22 @@ describe('eraseAllData', () => {
   it('deletes the database while another tab has it open; that tab lets go and hears why', async () => {
     await seedSession(home.db);
     await exportSession(home, 's1');
+    // The other tab: its manager's connection, and its page listening.
     const otherTab = await openDb(home.dbName);
-    const other: Pick<PortableManager, 'db' | 'dispose'> & { disposed: number } = {
-      db: otherTab,
+    const other: Pick<PortableManager, 'dbName' | 'dispose'> & { disposed: number } = {
+      dbName: home.dbName,
       disposed: 0,
       dispose: () => void other.disposed++,
     };
     const heard: string[] = [];
-    onDataErased(other, (reason) => heard.push(reason));
+    await onDataErased(other, (reason) => heard.push(reason));
     let blocked = 0;
     const report = await eraseAllData(home, { onBlocked: () => blocked++ });
     expect(report.databases).toContain(home.dbName);
     expect(blocked).toBe(0);
     expect(heard).toEqual(['erased']);
     expect([home.disposed, other.disposed]).toEqual([1, 1]);
+    expect(() => otherTab.transaction('sessions')).toThrow();
     expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(home.dbName);
     // Opening again is a first visit: no session, no settings, no device key.
     const fresh = await openDb(home.dbName);

@@ -1,4 +1,5 @@
 import { deleteDB } from 'idb';
+import { openDb } from '../storage/db';
 import type { PortableManager } from './manager';
 
 /**
@@ -23,14 +24,14 @@ function appScope(): string | null {
  * Erase all data on this device: stops every worker of this tab, deletes PyTabs' databases
  * (sessions, files, variables, history, settings, remembered keys, the device key that signs
  * exports), its caches and service worker, and its keys in localStorage/sessionStorage.
- * Other tabs let go of the database when it is deleted (their connections close on
- * `versionchange`, and `onDataErased` tells their pages); one that does not (an older
- * version of the app) makes `onBlocked` fire, and the erase waits for it to close.
- * Afterwards this tab's manager is closed: reload the page to start as on a first visit.
+ * Every tab lets go of the database when it is deleted (each connection closes itself on
+ * `versionchange`, storage/db.ts, and `onDataErased` tells each page, this one included);
+ * a tab that does not (an older version of the app) makes `onBlocked` fire, and the erase
+ * waits for it to close. Afterwards this tab's manager is disposed: reload the page to
+ * start as on a first visit.
  */
 export async function eraseAllData(manager: PortableManager, { onBlocked }: { onBlocked?: () => void } = {}): Promise<EraseReport> {
   manager.dispose();
-  manager.db.close();
   const names = new Set([manager.dbName]);
   for (const info of (await indexedDB.databases?.()) ?? []) if (info.name?.startsWith(PYTABS_PREFIX)) names.add(info.name);
   for (const name of names) await deleteDB(name, { blocked: () => onBlocked?.() });
@@ -61,17 +62,23 @@ export async function eraseAllData(manager: PortableManager, { onBlocked }: { on
 export type DataGoneReason = 'erased' | 'upgraded';
 
 /**
- * Calls `listener` when another tab erases all data ('erased') or opens a newer version of
- * PyTabs that changes the database ('upgraded'). By then the database connection is closed
- * (storage/db.ts lets go at once); this also stops this tab's workers. The page should then
- * say so and offer Reload. Returns the unsubscribe function.
+ * Calls `listener` once when the data is erased (by any tab, this one too) or a newer
+ * version of PyTabs that changes the database opens in another tab ('upgraded'). It
+ * listens on a connection of its own, and resolves once it does; by the time the
+ * listener runs, the manager's connection has closed itself (storage/db.ts) and this also
+ * stops the tab's workers. The page should say so and offer Reload. Resolves to the
+ * unsubscribe function.
  */
-export function onDataErased(manager: Pick<PortableManager, 'db' | 'dispose'>, listener: (reason: DataGoneReason) => void): () => void {
-  const db = manager.db;
+export async function onDataErased(manager: Pick<PortableManager, 'dbName' | 'dispose'>, listener: (reason: DataGoneReason) => void): Promise<() => void> {
+  const db = await openDb(manager.dbName);
   const handler = (event: IDBVersionChangeEvent) => {
+    db.removeEventListener('versionchange', handler);
     manager.dispose();
     listener(event.newVersion === null ? 'erased' : 'upgraded');
   };
   db.addEventListener('versionchange', handler);
-  return () => db.removeEventListener('versionchange', handler);
+  return () => {
+    db.removeEventListener('versionchange', handler);
+    db.close();
+  };
 }

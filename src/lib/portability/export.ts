@@ -1,10 +1,11 @@
+import type { PyTabsDB, SessionRecord } from '../storage/db';
 import { listSessionRecords } from '../storage/sessions';
 import { readSessionContents, type SessionContents } from '../storage/imports';
 import { writeArchive } from './archive';
 import { encodeJson } from './checks';
 import { historyEntries } from './history';
 import { APP_VERSION, FORMAT, FORMAT_VERSION, MANIFEST, PYODIDE_VERSION, SIGNATURE, sha256Hex, type EntryInfo, type Manifest } from './manifest';
-import type { PortableManager } from './manager';
+import { withStorage, type PortableManager } from './manager';
 import { NOTEBOOK, notebookFromHistory } from './notebook';
 import { signManifest } from './signature';
 import { isEmptyState, stateEntries, type SavedState } from './state';
@@ -56,9 +57,15 @@ function savedState(contents: SessionContents): { state: SavedState; held: boole
  * variable metadata and the replay log). Reads one consistent commit of the session.
  */
 export async function exportSession(manager: PortableManager, sessionId: string, now = Date.now()): Promise<ExportedFile> {
-  const read = await readSessionContents(manager.db, sessionId);
-  if (!read) throw new Error(`No session with id ${sessionId}.`);
-  const { record, contents } = read;
+  return withStorage(manager, async (db) => {
+    const read = await readSessionContents(db, sessionId);
+    if (!read) throw new Error(`No session with id ${sessionId}.`);
+    return pack(db, read.record, read.contents, now);
+  });
+}
+
+/** The archive of one session as read, signed with this device's key. */
+async function pack(db: PyTabsDB, record: SessionRecord, contents: SessionContents, now: number): Promise<ExportedFile> {
   const entries = new Map<string, Uint8Array>();
   const modified = new Map<string, number>();
   for (const file of contents.files) {
@@ -89,7 +96,7 @@ export async function exportSession(manager: PortableManager, sessionId: string,
   const manifestBytes = encodeJson(manifest);
   const archive = new Map([
     [MANIFEST, manifestBytes],
-    [SIGNATURE, await signManifest(manager.db, manifestBytes)],
+    [SIGNATURE, await signManifest(db, manifestBytes)],
     ...entries,
   ]);
   return { name: fileNameFor(record.name) + SESSION_SUFFIX, data: writeArchive(archive) };
@@ -98,7 +105,7 @@ export async function exportSession(manager: PortableManager, sessionId: string,
 /** Every session's export in one zip ("Download all my work"), each under a name of its own. */
 export async function downloadAllWork(manager: PortableManager, now = Date.now()): Promise<ExportedFile> {
   const archive = new Map<string, Uint8Array>();
-  for (const record of await listSessionRecords(manager.db)) {
+  for (const record of await withStorage(manager, listSessionRecords)) {
     const file = await exportSession(manager, record.id, now);
     let name = file.name;
     for (let n = 2; archive.has(name); n++) name = file.name.replace(SESSION_SUFFIX, ` (${n})${SESSION_SUFFIX}`);

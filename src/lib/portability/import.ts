@@ -18,7 +18,7 @@ import {
   MAX_STATE_LIST_BYTES,
 } from './limits';
 import { MANIFEST, PYODIDE_VERSION, SIGNATURE, checkManifest, verifyEntries } from './manifest';
-import type { PortableManager } from './manager';
+import { withStorage, type PortableManager } from './manager';
 import { NOTEBOOK, historyFromNotebook } from './notebook';
 import { madeOnThisDevice } from './signature';
 import { PICKLE_ENTRY, REPLAY, VARIABLES, readState } from './state';
@@ -168,7 +168,7 @@ async function prepareSession(manager: PortableManager, file: ImportFile, sessio
   const warnings: string[] = [];
   const contents: SessionContents = { files, rounds, variables: [], pickles: [], replay: [], held: null, origin: null };
   if (state) {
-    const local = await madeOnThisDevice(manager.db, manifestBytes, entries.get(SIGNATURE));
+    const local = await withStorage(manager, (db) => madeOnThisDevice(db, manifestBytes, entries.get(SIGNATURE)));
     if (trustState || (local && !manifest.stateHeld)) Object.assign(contents, state);
     else contents.held = { source: file.name, ...state };
     if (manifest.pyodide !== PYODIDE_VERSION) {
@@ -266,7 +266,7 @@ export async function importSession(
   }
   const record = { ...newSessionRecord(sessionId, prepared.name, now), vars: prepared.vars };
   try {
-    await writeNewSession(manager.db, record, prepared.contents);
+    await withStorage(manager, (db) => writeNewSession(db, record, prepared.contents));
   } catch (error) {
     throw new Error(`Cannot import "${file.name.slice(0, 200)}": storage refused it (${(error as Error).message}). Nothing was saved.`);
   }
@@ -276,7 +276,7 @@ export async function importSession(
 
 /** What a session holds back for confirmation, or null. */
 export async function heldState(manager: PortableManager, sessionId: string): Promise<HeldSummary | null> {
-  const held = await getHeldState(manager.db, sessionId);
+  const held = await withStorage(manager, (db) => getHeldState(db, sessionId));
   return held ? heldSummary(held) : null;
 }
 
@@ -296,14 +296,16 @@ export async function claimIdle(manager: PortableManager, sessionId: string): Pr
  */
 export async function confirmImportedState(manager: PortableManager, sessionId: string): Promise<void> {
   await claimIdle(manager, sessionId);
-  if (!(await getHeldState(manager.db, sessionId))) throw new Error('This session has no saved variables waiting to load.');
-  // The worker is ended before and after: one must not commit its memory over the change.
-  manager.storageChanged(sessionId, true);
-  await releaseHeldState(manager.db, sessionId);
+  await withStorage(manager, async (db) => {
+    if (!(await getHeldState(db, sessionId))) throw new Error('This session has no saved variables waiting to load.');
+    // The worker is ended before and after: one must not commit its memory over the change.
+    manager.storageChanged(sessionId, true);
+    await releaseHeldState(db, sessionId);
+  });
   manager.storageChanged(sessionId, true);
 }
 
 /** The person said no: the held variables are forgotten; files and history stay. */
 export async function discardImportedState(manager: PortableManager, sessionId: string): Promise<void> {
-  if (await dropHeldState(manager.db, sessionId)) manager.storageChanged(sessionId, false);
+  if (await withStorage(manager, (db) => dropHeldState(db, sessionId))) manager.storageChanged(sessionId, false);
 }

@@ -3,7 +3,7 @@ import { getOrigin, replaceSessionContents } from '../storage/imports';
 import { ImportError } from './errors';
 import { claimIdle, importKind, importSession, prepareImport, summary, type ImportResult } from './import';
 import { MAX_IMPORT_BYTES } from './limits';
-import type { PortableManager } from './manager';
+import { withStorage, type PortableManager } from './manager';
 
 /** The address that opens a prepared session: `#/open?from=<URL of a .pytabs.zip or .ipynb>`. */
 export const OPEN_ROUTE = '#/open';
@@ -111,7 +111,7 @@ export function openPrepared(manager: PortableManager, prepared: PreparedFile): 
 
 /** Where a session opened by link came from, or null for any other session. */
 export async function sessionOrigin(manager: PortableManager, sessionId: string): Promise<{ url: string; name: string; openedAt: number } | null> {
-  const origin = await getOrigin(manager.db, sessionId);
+  const origin = await withStorage(manager, (db) => getOrigin(db, sessionId));
   return origin ? { url: origin.url, name: origin.name, openedAt: origin.openedAt } : null;
 }
 
@@ -122,13 +122,13 @@ export async function sessionOrigin(manager: PortableManager, sessionId: string)
  * person had let load load again; ones never confirmed are held again.
  */
 export async function resetToOriginal(manager: PortableManager, sessionId: string): Promise<ImportResult> {
-  const origin = await getOrigin(manager.db, sessionId);
+  const origin = await withStorage(manager, (db) => getOrigin(db, sessionId));
   if (!origin) throw new Error('This session was not opened from a link, so it has no original to go back to.');
   await claimIdle(manager, sessionId);
   const prepared = await prepareImport(manager, { name: origin.name, data: origin.data }, sessionId, { trustState: origin.stateConfirmed });
   // The worker is ended before and after: one must not commit its memory over the reset.
   manager.storageChanged(sessionId, true);
-  await replaceSessionContents(manager.db, sessionId, { name: prepared.name, vars: prepared.vars }, prepared.contents);
+  await withStorage(manager, (db) => replaceSessionContents(db, sessionId, { name: prepared.name, vars: prepared.vars }, prepared.contents));
   manager.storageChanged(sessionId, true);
   return summary(sessionId, prepared);
 }
