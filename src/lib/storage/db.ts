@@ -54,6 +54,25 @@ export interface ReplayRecord {
   source: string;
 }
 
+export interface SettingRecord {
+  key: string;
+  value: unknown;
+}
+
+export interface PyTabsSchema extends DBSchema {
+  sessions: { key: string; value: SessionRecord };
+  files: { key: [string, string]; value: FileRecord };
+  fileData: { key: [string, string]; value: FileDataRecord };
+  variables: { key: [string, string]; value: VariableRecord };
+  pickles: { key: [string, string]; value: PickleRecord };
+  replay: { key: [string, number]; value: ReplayRecord };
+  rounds: { key: [string, number]; value: { sessionId: string; seq: number } & Record<string, unknown> };
+  settings: { key: string; value: SettingRecord };
+  imports: { key: [string, ImportRecord['kind']]; value: ImportRecord };
+}
+
+export type PyTabsDB = IDBPDatabase<PyTabsSchema>;
+
 /**
  * Saved variables of an imported session, held back until the person confirms: they run
  * code when they load (pickles, replayed imports), and the file was made on another device.
@@ -81,25 +100,6 @@ export interface OriginRecord {
 }
 
 export type ImportRecord = HeldStateRecord | OriginRecord;
-
-export interface SettingRecord {
-  key: string;
-  value: unknown;
-}
-
-export interface PyTabsSchema extends DBSchema {
-  sessions: { key: string; value: SessionRecord };
-  files: { key: [string, string]; value: FileRecord };
-  fileData: { key: [string, string]; value: FileDataRecord };
-  variables: { key: [string, string]; value: VariableRecord };
-  pickles: { key: [string, string]; value: PickleRecord };
-  replay: { key: [string, number]; value: ReplayRecord };
-  rounds: { key: [string, number]; value: { sessionId: string; seq: number } & Record<string, unknown> };
-  settings: { key: string; value: SettingRecord };
-  imports: { key: [string, ImportRecord['kind']]; value: ImportRecord };
-}
-
-export type PyTabsDB = IDBPDatabase<PyTabsSchema>;
 
 /** Stores whose keys start with the session id; everything of a session lives in these. */
 export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds', 'imports'] as const;
