@@ -1,21 +1,47 @@
-import { mount } from 'svelte';
+import { mount, unmount } from 'svelte';
 import App from './ui/App.svelte';
 import './ui/app.css';
-import { SessionManager } from './lib';
+import * as lib from './lib';
+import { SessionManager, onDataErased, type DataGoneReason } from './lib';
 
 declare global {
   interface Window {
     /** The app's TypeScript API, for the console and end-to-end tests. */
     pytabs?: SessionManager;
+    /** The rest of `src/lib` (chat, sessions as files, erase), to call with `pytabs`: for the console and end-to-end tests. */
+    pytabsLib?: typeof lib;
   }
+}
+
+/** This device's data was erased (here or in another tab), or a newer PyTabs took the database over: this page can do nothing more. */
+function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
+  const box = document.createElement('div');
+  box.setAttribute('role', 'alert');
+  box.style.padding = '2rem';
+  const p = document.createElement('p');
+  p.textContent =
+    reason === 'erased'
+      ? 'All PyTabs data on this device was erased.'
+      : 'A newer version of PyTabs was opened in another tab and took over its storage.';
+  const reload = document.createElement('button');
+  reload.type = 'button';
+  reload.textContent = 'Reload';
+  reload.addEventListener('click', () => location.reload());
+  box.append(p, reload);
+  target.replaceChildren(box);
 }
 
 const target = document.getElementById('app')!;
 try {
   const manager = await SessionManager.open();
   window.pytabs = manager;
+  window.pytabsLib = lib;
   addEventListener('pagehide', () => manager.dispose());
-  mount(App, { target, props: { manager } });
+  const app = mount(App, { target, props: { manager } });
+  void onDataErased(manager, (reason) => {
+    void unmount(app);
+    showDataGone(target, reason);
+  });
 } catch (error) {
   // Without storage there is no app; say why instead of leaving a blank page.
   const p = document.createElement('p');

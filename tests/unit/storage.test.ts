@@ -136,6 +136,7 @@ describe('session ranges', () => {
         replay: ['import os'],
       });
       await db.put('rounds', { sessionId: id, seq: 0, text: 'hi' });
+      await db.put('imports', { sessionId: id, kind: 'held', source: 'x.pytabs.zip', variables: [], pickles: [], replay: [] });
     }
     await deleteSessionData(db, 'a');
     for (const store of SESSION_STORES) {
@@ -194,5 +195,51 @@ describe('cleanup policy', () => {
     const custom = await applyCleanup(db, { inactiveAfterDays: 1, deleteAfterDays: 5 }, now, (id) => id === 'fresh');
     expect(custom).toEqual({ markedInactive: [], deleted: ['idle'] });
     expect((await listSessionRecords(db)).map((s) => s.id)).toEqual(['fresh']);
+  });
+});
+
+describe('schema', () => {
+  it('opens a version 1 database with its data and adds the imports store', async () => {
+    const name = `storage-v1-${n++}`;
+    await new Promise<void>((resolve, reject) => {
+      const req = indexedDB.open(name, 1);
+      req.onupgradeneeded = () => {
+        const old = req.result;
+        old.createObjectStore('sessions', { keyPath: 'id' });
+        for (const store of ['files', 'fileData']) old.createObjectStore(store, { keyPath: ['sessionId', 'path'] });
+        for (const store of ['variables', 'pickles']) old.createObjectStore(store, { keyPath: ['sessionId', 'name'] });
+        for (const store of ['replay', 'rounds']) old.createObjectStore(store, { keyPath: ['sessionId', 'seq'] });
+        old.createObjectStore('settings', { keyPath: 'key' });
+        const tx = req.transaction!;
+        tx.objectStore('sessions').put(newSessionRecord('old', 'Old work', 1000));
+        tx.objectStore('files').put({ sessionId: 'old', path: 'a.txt', size: 2, modifiedAt: 1 });
+        tx.objectStore('fileData').put({ sessionId: 'old', path: 'a.txt', data: bytes('hi') });
+      };
+      req.onsuccess = () => {
+        req.result.close();
+        resolve();
+      };
+      req.onerror = () => reject(req.error);
+    });
+    const upgraded = await openDb(name);
+    expect(upgraded.version).toBe(2);
+    expect(Array.from(upgraded.objectStoreNames)).toContain('imports');
+    expect((await getSession(upgraded, 'old'))!.name).toBe('Old work');
+    expect(new TextDecoder().decode(await readFileData(upgraded, 'old', 'a.txt'))).toBe('hi');
+    upgraded.close();
+  });
+
+  it('lets go when another connection deletes the database, so the delete is not blocked', async () => {
+    const name = `storage-erase-${n++}`;
+    const open = await openDb(name);
+    let blocked = false;
+    await new Promise<void>((resolve, reject) => {
+      const req = indexedDB.deleteDatabase(name);
+      req.onblocked = () => (blocked = true);
+      req.onsuccess = () => resolve();
+      req.onerror = () => reject(req.error);
+    });
+    expect(blocked).toBe(false);
+    expect(() => open.transaction('sessions')).toThrow();
   });
 });

@@ -8,6 +8,9 @@ const PYTHON_LANGS = new Set(['', 'python', 'py', 'python3', 'py3', 'ipython', '
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)[^`]*$/;
 
+/** A piece of a message: Python to run, or prose for the reader (Markdown, fences of other languages included). */
+export type MessagePart = { kind: 'code'; code: string } | { kind: 'prose'; text: string };
+
 /**
  * Splits a message into the code to run, in order. A message with no fence is
  * Python as a whole; a Markdown message runs only its fenced Python blocks
@@ -15,16 +18,30 @@ const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)[^`]*$/;
  * block closes at a fence of the same character at least as long, or at the end.
  */
 export function splitMessage(message: string): CodeBlock[] {
+  return messageParts(message).flatMap((part) => (part.kind === 'code' ? [{ code: part.code }] : []));
+}
+
+/** The message in order as prose and Python, by the rules of `splitMessage` (an empty Python block is prose). */
+export function messageParts(message: string): MessagePart[] {
   const lines = message.replace(/\r\n?/g, '\n').split('\n');
   if (!lines.some((l) => FENCE_OPEN.test(l))) {
-    return message.trim() ? [{ code: message.replace(/\r\n?/g, '\n') }] : [];
+    return message.trim() ? [{ kind: 'code', code: message.replace(/\r\n?/g, '\n') }] : [];
   }
-  const blocks: CodeBlock[] = [];
+  const parts: MessagePart[] = [];
+  let prose: string[] = [];
+  const endProse = () => {
+    if (prose.join('').trim()) parts.push({ kind: 'prose', text: prose.join('\n') });
+    prose = [];
+  };
   let i = 0;
   while (i < lines.length) {
+    const start = i;
     const open = FENCE_OPEN.exec(lines[i]);
     i++;
-    if (!open) continue;
+    if (!open) {
+      prose.push(lines[i - 1]);
+      continue;
+    }
     const fence = open[1];
     const lang = open[2].toLowerCase();
     const indent = lines[i - 1].length - lines[i - 1].trimStart().length;
@@ -38,7 +55,13 @@ export function splitMessage(message: string): CodeBlock[] {
     }
     i++;
     const code = body.join('\n');
-    if (PYTHON_LANGS.has(lang) && code.trim()) blocks.push({ code });
+    if (PYTHON_LANGS.has(lang) && code.trim()) {
+      endProse();
+      parts.push({ kind: 'code', code });
+    } else {
+      prose.push(...lines.slice(start, Math.min(i, lines.length)));
+    }
   }
-  return blocks;
+  endProse();
+  return parts;
 }

@@ -53,6 +53,8 @@ export type Round = {
   richChars: number;
   /** All of the round's stdout and stderr, kept when the shown output was cut. */
   fullOutput?: Blob;
+  /** The notebook this round was imported from: it shows that notebook's outputs and never ran here. */
+  importedFrom?: string;
 };
 
 /** A file attached to a message. */

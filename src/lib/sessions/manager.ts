@@ -593,4 +593,16 @@ export class SessionManager {
     this.channel = null;
     this.db.close();
   }
+
+  /**
+   * After a session's storage was changed beside the manager (an import, a reset, held state
+   * let in, by `src/lib/portability`): forgets this tab's copy of its session variables, tells
+   * this page and other tabs, and with `restart` ends its worker, whose memory no longer
+   * matches storage (a run in flight ends as restarted); its next use starts from storage.
+   */
+  storageChanged(sessionId: string, restart: boolean): void {
+    if (restart) this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('asleep', 'The session was reloaded from storage.'));
+    this.sessionVars.delete(sessionId);
+    this.changed();
+  }
 }

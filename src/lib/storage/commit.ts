@@ -46,7 +46,7 @@ export async function countRuns(db: PyTabsDB, runs: ReadonlyMap<string, number>,
 }
 
 /** Runs `write` in `tx` and waits for the commit; a failed write aborts all of it. */
-async function completeOrAbort(tx: { done: Promise<void>; abort(): void }, write: () => Promise<void>): Promise<void> {
+export async function completeOrAbort(tx: { done: Promise<void>; abort(): void }, write: () => Promise<void>): Promise<void> {
   // Keep `done` observed so an abort's rejection is not reported as unhandled.
   tx.done.catch(() => undefined);
   try {

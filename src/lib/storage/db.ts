@@ -2,7 +2,7 @@ import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { VariableInfo } from '../worker-api';
 
 /** Bump with a migration in `upgrade` whenever a store or index changes. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 export const DEFAULT_DB_NAME = 'pytabs';
 
 export interface SessionRecord {
@@ -71,12 +71,41 @@ export interface PyTabsSchema extends DBSchema {
   replay: { key: [string, number]; value: ReplayRecord };
   rounds: { key: [string, number]; value: RoundRecord };
   settings: { key: string; value: SettingRecord };
+  imports: { key: [string, ImportRecord['kind']]; value: ImportRecord };
 }
 
 export type PyTabsDB = IDBPDatabase<PyTabsSchema>;
 
+/**
+ * Saved variables of an imported session, held back until the person confirms: they run
+ * code when they load (pickles, replayed imports), and the file was made on another device.
+ */
+export interface HeldStateRecord {
+  sessionId: string;
+  kind: 'held';
+  /** The file they came from, to name it when asking. */
+  source: string;
+  variables: Omit<VariableRecord, 'sessionId'>[];
+  pickles: { name: string; data: Uint8Array }[];
+  replay: string[];
+}
+
+/** The prepared file a session was opened from by link, kept whole for Reset to original. */
+export interface OriginRecord {
+  sessionId: string;
+  kind: 'origin';
+  url: string;
+  name: string;
+  data: Uint8Array;
+  openedAt: number;
+  /** Whether the person let its saved variables load; a reset then loads them again without asking. */
+  stateConfirmed: boolean;
+}
+
+export type ImportRecord = HeldStateRecord | OriginRecord;
+
 /** Stores whose keys start with the session id; everything of a session lives in these. */
-export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds'] as const;
+export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds', 'imports'] as const;
 
 /** The database was written by a newer PyTabs: opening it with this schema could lose data. */
 export class NewerSchemaError extends Error {
@@ -111,6 +140,12 @@ function openSchema(name: string): Promise<PyTabsDB> {
         db.createObjectStore('rounds', { keyPath: ['sessionId', 'seq'] });
         db.createObjectStore('settings', { keyPath: 'key' });
       }
+      if (oldVersion < 2) db.createObjectStore('imports', { keyPath: ['sessionId', 'kind'] });
+    },
+    // Another tab erases the data (or opens a newer schema): let go, or it waits for this tab.
+    // The page hears of it through its own `versionchange` listener (portability/erase.ts).
+    blocking(_current, _next, event) {
+      (event.target as IDBDatabase).close();
     },
   });
 }

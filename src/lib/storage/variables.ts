@@ -17,9 +17,9 @@ export async function readRestoreState(db: PyTabsDB, sessionId: string) {
   return { variables, pickles, replay: replay.sort((a, b) => a.seq - b.seq) };
 }
 
-/** Forgets every variable of a session and its replay log, keeping files and the session. */
+/** Forgets every variable of a session and its replay log (and imported ones held back), keeping files and the session. */
 export async function clearVariables(db: PyTabsDB, sessionId: string): Promise<void> {
-  const tx = db.transaction(['sessions', 'variables', 'pickles', 'replay', 'files'], 'readwrite');
+  const tx = db.transaction(['sessions', 'variables', 'pickles', 'replay', 'files', 'imports'], 'readwrite');
   const range = sessionRange(sessionId);
   const sessions = tx.objectStore('sessions');
   const [record, files] = await Promise.all([sessions.get(sessionId), tx.objectStore('files').getAll(range)]);
@@ -27,6 +27,7 @@ export async function clearVariables(db: PyTabsDB, sessionId: string): Promise<v
     tx.objectStore('variables').delete(range),
     tx.objectStore('pickles').delete(range),
     tx.objectStore('replay').delete(range),
+    tx.objectStore('imports').delete([sessionId, 'held']),
   ]);
   if (record) {
     record.variableCount = 0;

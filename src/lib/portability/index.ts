@@ -1,0 +1,17 @@
+export { ImportError } from './errors';
+export { exportSession, downloadAllWork, fileNameFor, type ExportedFile } from './export';
+export {
+  importSession,
+  importKind,
+  heldState,
+  confirmImportedState,
+  discardImportedState,
+  type ImportFile,
+  type ImportKind,
+  type ImportResult,
+  type HeldSummary,
+} from './import';
+export { OPEN_ROUTE, preparedLinkTarget, fetchPrepared, openPrepared, sessionOrigin, resetToOriginal, type PreparedFile } from './link';
+export { eraseAllData, onDataErased, PYTABS_PREFIX, type EraseReport, type DataGoneReason } from './erase';
+export type { PortableManager } from './manager';
+export { MAX_IMPORT_BYTES } from './limits';
