@@ -1,5 +1,5 @@
 import { Unzip, UnzipInflate, zipSync, type Zippable } from 'fflate';
-import { formatBytes } from '../chat/format';
+import { formatBytes } from '../format';
 import { ImportError } from './errors';
 
 /** What an archive may hold: the most an entry of this name may unpack to (throws for names it may not hold). */

@@ -1,5 +1,5 @@
 import { MAX_PATH_LENGTH, InvalidPathError, validateExistingPath, validateWorkspacePath } from '../paths';
-import { formatBytes } from '../chat/format';
+import { formatBytes } from '../format';
 import { newSessionRecord } from '../storage/sessions';
 import { dropHeldState, getHeldState, releaseHeldState, writeNewSession, type SessionContents } from '../storage/imports';
 import type { Settings } from '../storage/settings';

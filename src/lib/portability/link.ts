@@ -1,4 +1,4 @@
-import { formatBytes } from '../chat/format';
+import { formatBytes } from '../format';
 import { getOrigin, replaceSessionContents } from '../storage/imports';
 import { ImportError } from './errors';
 import { claimIdle, importKind, importSession, prepareImport, summary, type ImportResult } from './import';

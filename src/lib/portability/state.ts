@@ -1,5 +1,5 @@
 import type { VariableRecord } from '../storage/db';
-import { formatBytes } from '../chat/format';
+import { formatBytes } from '../format';
 import { ImportError } from './errors';
 import { encodeJson, finite, flag, integer, list, parseJson, record, text } from './checks';
 import { MAX_VARIABLES } from './limits';
