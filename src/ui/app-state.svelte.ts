@@ -113,6 +113,7 @@ export class AppState implements Reporter {
     if (location.hash !== hash && how === 'push') history.pushState(null, '', hash);
     else if (location.hash !== hash && how === 'replace') history.replaceState(null, '', hash);
     void view.refresh();
+    void view.loadHistory();
     void view.start();
   }
 

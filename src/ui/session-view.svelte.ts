@@ -118,18 +118,30 @@ export class SessionView {
     await this.stored$;
     const varRead = ++this.varReads;
     try {
-      const [files, variables, vars, rounds] = await Promise.all([
+      const [files, variables, vars] = await Promise.all([
         this.manager.listFiles(this.id),
         this.manager.listVariables(this.id),
         this.manager.getSessionVars(this.id),
-        listRounds(this.manager, this.id),
       ]);
       this.files = files.sort((a, b) => a.path.localeCompare(b.path));
       this.variables = variables.sort((a, b) => a.name.localeCompare(b.name));
       if (varRead === this.varReads) this.sessionVars = vars;
-      this.stored = rounds;
       // A preview of a file that is gone would mislead.
       if (this.preview && !files.some((f) => f.path === this.preview!.path)) this.preview = null;
+    } catch (error) {
+      if (!this.deleted) this.report.notify(error);
+    }
+  }
+
+  /**
+   * Reads the stored history, when the session is opened. Not on every change: a long
+   * history would be read and drawn again after each run; this page's own rounds are
+   * added as they end (`send`).
+   */
+  async loadHistory(): Promise<void> {
+    try {
+      await this.stored$;
+      this.stored = await listRounds(this.manager, this.id);
     } catch (error) {
       if (!this.deleted) this.report.notify(error);
     }
