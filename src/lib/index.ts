@@ -6,3 +6,4 @@ export { DEFAULT_SETTINGS } from './storage/settings';
 export { validateWorkspacePath, validateExistingPath, InvalidPathError } from './paths';
 export type { RunEvent, RunResult, RunError, MimeBundle, StartProgress, VariableInfo, WorkspaceEntry } from './worker-api';
 export * from './chat';
+export * from './assistant';

@@ -1,0 +1,143 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { OriginRefusedError } from './guarded-fetch';
+
+export type AssistantErrorKind =
+  /** 401 */
+  | 'key_refused'
+  /** 403 */
+  | 'forbidden'
+  /** 429 insufficient_quota: the account has no credit; waiting does not help. */
+  | 'quota'
+  | 'rate_limited'
+  | 'server'
+  | 'model_not_found'
+  /** The server refused the request's tools (a model without tool support). */
+  | 'tools_unsupported'
+  | 'bad_request'
+  /** No answer at all (down, wrong address, CORS: the browser does not say which). */
+  | 'network'
+  | 'timeout'
+  | 'origin_refused'
+  /** The stream broke off before the model finished. */
+  | 'cut'
+  /** The stream did not parse as Chat Completions chunks. */
+  | 'malformed'
+  | 'aborted';
+
+/** A failure of a request to the model, with a message for the person (never holding the key). */
+export class AssistantError extends Error {
+  constructor(
+    readonly kind: AssistantErrorKind,
+    message: string,
+    readonly status?: number,
+    /** From `retry-after-ms` / `retry-after` when the server sent (and CORS exposed) them. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'AssistantError';
+  }
+
+  /** Worth asking again (at most twice, see retry.ts). */
+  get retryable(): boolean {
+    return this.kind === 'rate_limited' || this.kind === 'server';
+  }
+}
+
+export interface ErrorContext {
+  origin: string;
+  model: string;
+  scrub: (text: string) => string;
+}
+
+/** The server's own words, scrubbed and short. */
+function serverSays(error: APIError, ctx: ErrorContext): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const text = typeof body?.message === 'string' ? body.message : '';
+  const clean = ctx.scrub(text).replace(/\s+/g, ' ').trim();
+  return clean ? ` The server said: “${clean.length > 300 ? clean.slice(0, 299) + '…' : clean}”` : '';
+}
+
+export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+/** An error thrown by a request (before any of its reply arrived), in the person's terms. */
+export function classifyRequestError(error: unknown, ctx: ErrorContext): AssistantError {
+  if (error instanceof AssistantError) return error;
+  if (error instanceof APIUserAbortError) return new AssistantError('aborted', 'Stopped.');
+  if (error instanceof APIConnectionTimeoutError) {
+    return new AssistantError('timeout', `The model endpoint at ${ctx.origin} did not answer in time.`);
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof OriginRefusedError) return new AssistantError('origin_refused', cause.message);
+    return new AssistantError(
+      'network',
+      `Could not reach the model endpoint at ${ctx.origin}: the server may be down, the Base URL wrong, or the browser blocked the request (CORS or local network access). Settings → Assistant → Test connection tells which.`,
+    );
+  }
+  if (error instanceof APIError && error.status !== undefined) {
+    const status = error.status;
+    const code = String(error.code ?? (error.error as { code?: unknown } | undefined)?.code ?? '');
+    const type = String(error.type ?? '');
+    if (status === 401) {
+      // The server's words are left out: some echo the key they were sent.
+      return new AssistantError('key_refused', `The endpoint refused the API key (401). Check the API key in Settings → Assistant; it must be a key for ${ctx.origin}.`, 401);
+    }
+    if (status === 403) {
+      return new AssistantError(
+        'forbidden',
+        `The endpoint refused access (403): the key is valid but may not use this model or project. Check the key’s permissions, or choose another model.`,
+        403,
+      );
+    }
+    if (code === 'insufficient_quota' || type === 'insufficient_quota') {
+      return new AssistantError('quota', 'The account behind this API key has no quota left (insufficient_quota). Add credit or a plan with the provider, or use another key; waiting will not help.', status);
+    }
+    if (status === 429) {
+      return new AssistantError('rate_limited', `The endpoint is limiting requests (429).${serverSays(error, ctx)}`, 429, parseRetryAfter(error.headers));
+    }
+    if (status >= 500) {
+      return new AssistantError('server', `The model endpoint failed (${status}).${serverSays(error, ctx)}`, status, parseRetryAfter(error.headers));
+    }
+    const said = serverSays(error, ctx);
+    if (status === 404 || (/model/i.test(said) && /not (found|exist)|unknown|no such/i.test(said))) {
+      return new AssistantError('model_not_found', `The endpoint has no model named “${ctx.model}” (${status}). Check the Model in Settings → Assistant; Test connection lists the models it has.${said}`, status);
+    }
+    if (status === 400 && /tool/i.test(said) && /support/i.test(said)) {
+      return new AssistantError('tools_unsupported', `The model does not take tools.${said}`, status);
+    }
+    return new AssistantError('bad_request', `The endpoint refused the request (${status}).${said}`, status);
+  }
+  return streamError(error, ctx);
+}
+
+/** An error raised while a reply streamed in. */
+export function classifyStreamError(error: unknown, ctx: ErrorContext): AssistantError {
+  if (error instanceof AssistantError) return error;
+  if (error instanceof APIUserAbortError) return new AssistantError('aborted', 'Stopped.');
+  if (error instanceof APIError && error.status === undefined && !(error instanceof APIConnectionError)) {
+    // An error event inside the stream (the server gave up mid-reply).
+    const code = String(error.code ?? '');
+    if (code === 'insufficient_quota') return classifyRequestError(new APIError(429, error.error, undefined, error.headers), ctx);
+    return new AssistantError('server', `The model endpoint reported an error in the middle of its reply.${serverSays(error, ctx)}`);
+  }
+  if (error instanceof APIError && error.status !== undefined) return classifyRequestError(error, ctx);
+  return streamError(error, ctx);
+}
+
+function streamError(error: unknown, ctx: ErrorContext): AssistantError {
+  if (error instanceof SyntaxError) {
+    return new AssistantError('malformed', `The model endpoint sent a reply that is not a valid Chat Completions stream (${ctx.scrub(error.message)}). Check that the Base URL points at an OpenAI-compatible /v1 API.`);
+  }
+  if (error instanceof Error && error.name === 'AbortError') return new AssistantError('aborted', 'Stopped.');
+  const detail = error instanceof Error ? ctx.scrub(error.message) : ctx.scrub(String(error));
+  return new AssistantError('cut', `The connection to the model broke off before its reply was complete (${detail}). What arrived is kept; ask again to go on.`);
+}
