@@ -293,6 +293,8 @@ describe('ask: limits, approvals and stop', () => {
     const round = await ask(engine, 'main', 'Go', { endpoint: bare });
     expect(round.state).toBe('failed');
     expect(errorOf(round)).toMatch(/Base URL and Model/);
+    const empty = await ask(engine, 'main', '  ', { endpoint });
+    expect(errorOf(empty)).toMatch(/The question is empty/);
   });
 });
 

@@ -126,6 +126,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   let scrub = (text: string) => text;
   try {
     if (!endpoint.configured) throw new RoundOver('Set the assistant’s Base URL and Model in Settings → Assistant first.', 'failed');
+    if (!question.trim()) throw new RoundOver('The question is empty: type what you want to know.', 'failed');
     const connection = endpoint.connection();
     scrub = connection.scrub;
     const ctx: ErrorContext = { origin: connection.origin, model: connection.model, scrub };

@@ -9,7 +9,8 @@ const KEY_PLACEHOLDER = 'added-by-pytabs-guarded-fetch';
  * the SSE stream into typed chunks, turns HTTP failures into typed errors (status, headers, the
  * server's error code) and aborts with a signal, so no SSE parsing of ours. Its own retries are off
  * (the round's retry policy is in retry.ts), its logging too (nothing of a request reaches a log),
- * and it sends through the connection's guarded fetch only.
+ * and it sends through the connection's guarded fetch only. It adds `x-stainless-*` headers to every
+ * request, so a server must answer the CORS preflight for them (reflecting the requested headers).
  */
 export function createClient(connection: EndpointConnection): OpenAI {
   return new OpenAI({
