@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildContext, estimateTokens } from '../../src/lib/assistant/context';
 import { buildMemory } from '../../src/lib/assistant/memory';
 import { ToolCallJoiner } from '../../src/lib/assistant/stream';
-import { AssistantError, parseRetryAfter } from '../../src/lib/assistant/errors';
+import { APIError } from 'openai';
+import { AssistantError, classifyRequestError, parseRetryAfter } from '../../src/lib/assistant/errors';
 import { retryDelay, DEFAULT_RETRY } from '../../src/lib/assistant/retry';
 import { scrubSecret } from '../../src/lib/assistant/endpoint';
 import { guardedFetch, OriginRefusedError } from '../../src/lib/assistant/guarded-fetch';
@@ -143,5 +144,27 @@ describe('presets', () => {
     expect(presetFor('https://llm.school.example/v1')).toBe('custom');
     expect(corsFix('http://localhost:11434/v1', 'https://pytabs.example')).toMatch(/OLLAMA_ORIGINS=https:\/\/pytabs\.example ollama serve.*Local Network Access/);
     expect(corsFix('http://localhost:1234/v1', 'http://localhost:4173')).toBe('Switch on CORS in LM Studio: lms server start --cors (or Developer → Settings → Enable CORS).');
+  });
+});
+
+describe('error messages', () => {
+  const ctx = { origin: 'http://localhost:11434', model: 'llama3', scrub: (t: string) => t };
+  const http = (status: number, body: object) => APIError.generate(status, body, undefined, new Headers());
+
+  it('tells a missing model from a wrong Base URL', () => {
+    const missing = classifyRequestError(http(404, { error: { message: 'model "llama3" not found, try pulling it first' } }), ctx);
+    expect(missing.kind).toBe('model_not_found');
+    expect(missing.message).toContain('no model named “llama3”');
+    const path = classifyRequestError(http(404, { error: { message: '404 page not found' } }), ctx);
+    expect(path.kind).toBe('not_found');
+    expect(path.message).toContain('check the Base URL, which usually ends in /v1');
+  });
+
+  it('says what to fix for a refused key and an empty account, and keeps the server’s words out of a 401', () => {
+    const refused = classifyRequestError(http(401, { error: { message: 'Incorrect API key provided: sk-abc' } }), ctx);
+    expect(refused.kind).toBe('key_refused');
+    expect(refused.message).not.toContain('sk-abc');
+    expect(classifyRequestError(http(429, { error: { code: 'insufficient_quota', message: 'quota' } }), ctx).kind).toBe('quota');
+    expect(classifyRequestError(http(400, { error: { message: 'gemma does not support tools' } }), ctx).kind).toBe('tools_unsupported');
   });
 });

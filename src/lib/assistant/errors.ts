@@ -11,6 +11,8 @@ export type AssistantErrorKind =
   | 'rate_limited'
   | 'server'
   | 'model_not_found'
+  /** 404 for the path itself: the Base URL is wrong. */
+  | 'not_found'
   /** The server refused the request's tools (a model without tool support). */
   | 'tools_unsupported'
   | 'bad_request'
@@ -108,8 +110,12 @@ export function classifyRequestError(error: unknown, ctx: ErrorContext): Assista
       return new AssistantError('server', `The model endpoint failed (${status}).${serverSays(error, ctx)}`, status, parseRetryAfter(error.headers));
     }
     const said = serverSays(error, ctx);
-    if (status === 404 || (/model/i.test(said) && /not (found|exist)|unknown|no such/i.test(said))) {
+    const aboutModel = /model/i.test(said) || code === 'model_not_found';
+    if (aboutModel && (status === 404 || /not (found|exist)|does not exist|unknown|no such/i.test(said))) {
       return new AssistantError('model_not_found', `The endpoint has no model named “${ctx.model}” (${status}). Check the Model in Settings → Assistant; Test connection lists the models it has.${said}`, status);
+    }
+    if (status === 404) {
+      return new AssistantError('not_found', `The endpoint answered 404 (not found) at ${ctx.origin}: check the Base URL, which usually ends in /v1.${said}`, 404);
     }
     if (status === 400 && /tool/i.test(said) && /support/i.test(said)) {
       return new AssistantError('tools_unsupported', `The model does not take tools.${said}`, status);
