@@ -15,6 +15,7 @@ import { readSessionPrefs, writeSessionPrefs } from '../../src/lib/storage/assis
 import { deleteSessionData } from '../../src/lib/storage/sessions';
 import { startMockServer, type MockServer, type RecordedRequest } from '../mock-openai/server';
 import { PyodideEngine } from './assistant-engine';
+import { ask as askFromLib, sendMessage as sendFromLib } from '../../src/lib';
 
 // The tool loop end to end: the official client over real HTTP to the mock server, and every
 // code run on real Pyodide through the worker's session logic (tests/unit/assistant-engine.ts).
@@ -78,6 +79,14 @@ describe('ask: the scenarios', () => {
     const stored = (await listRounds(db, 'main')).find((r) => r.id === round.id)!;
     expect(stored.kind).toBe('ask');
     expect(textOf(stored as Round)).toBe(textOf(round));
+  });
+
+  it('is exported from src/lib beside sendMessage, loading the client on first use', async () => {
+    expect(typeof sendFromLib).toBe('function');
+    await endpoint.update({ model: 'plain' });
+    const round = await askFromLib(engine, 'main', 'Through the library', { endpoint });
+    expect(round.kind).toBe('ask');
+    expect(textOf(round)).toBe('Hello from the mock model. It has no code to run.');
   });
 
   it('runs a tool call split over many chunks in the session, feeds back the output and answers', async () => {

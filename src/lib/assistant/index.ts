@@ -1,8 +1,9 @@
-export { ask, type AskOptions, type AssistantEngine, type Approval } from './ask';
+export { ask, testConnection } from './lazy';
+export type { AskOptions, AssistantEngine, Approval } from './ask';
+export type { ConnectionReport, ConnectionStatus } from './connection';
 export { AssistantEndpoint, assistantEndpoint, type EndpointConnection } from './endpoint';
-export { testConnection, type ConnectionReport, type ConnectionStatus } from './connection';
 export { PRESETS, presetFor, type EndpointPreset, type PresetId } from './presets';
-export { AssistantError, type AssistantErrorKind } from './errors';
+export { AssistantError, type AssistantErrorKind } from './assistant-error';
 export { OriginRefusedError } from './guarded-fetch';
 export { roundUsage } from './usage';
 export type { AssistantEvent, CodeCard, CodeCardStatus, AssistantNoteKind, SentMessage } from './events';

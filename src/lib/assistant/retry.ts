@@ -1,4 +1,4 @@
-import type { AssistantError } from './errors';
+import type { AssistantError } from './assistant-error';
 
 export interface RetryPolicy {
   /** Retries after the first attempt, for 429 and 5xx only. */

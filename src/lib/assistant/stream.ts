@@ -5,7 +5,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { AssistantError, classifyRequestError, classifyStreamError, type ErrorContext } from './errors';
+import { AssistantError } from './assistant-error';
+import { classifyRequestError, classifyStreamError, type ErrorContext } from './errors';
 
 export interface ToolCallRequest {
   id: string;
