@@ -5,6 +5,14 @@ const launchOptions = { executablePath: chromiumPath(), args: CHROMIUM_ARGS };
 // Overridable so that two test runs on one machine do not share a server.
 const PORT = Number(process.env.PW_PORT ?? 4173);
 
+function indexOrigin(): string {
+  try {
+    return process.env.PYTABS_PACKAGE_INDEX ? new URL(process.env.PYTABS_PACKAGE_INDEX).origin : '';
+  } catch {
+    return '';
+  }
+}
+
 export default defineConfig({
   testDir: 'tests/e2e',
   timeout: 120_000,
@@ -24,6 +32,9 @@ export default defineConfig({
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions, viewport: { width: 1280, height: 800 } } }],
   webServer: {
     command: `npx vite preview --port ${PORT} --strictPort`,
+    // The test package indexes listen on 127.0.0.1 at random ports, and PYTABS_PACKAGE_INDEX may name
+    // another: the session worker's CSP (public/_headers) must let it reach them.
+    env: { PYTABS_WORKER_CONNECT_SRC: ['http://127.0.0.1:*', indexOrigin()].filter(Boolean).join(' ') },
     url: `http://localhost:${PORT}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

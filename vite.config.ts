@@ -104,9 +104,36 @@ function pyodideNodeBuiltins(): Plugin {
   };
 }
 
+/**
+ * Sends the session worker's Content-Security-Policy from the dev and preview servers (`npm start`),
+ * read from public/_headers, which static hosts serve as dist/_headers: one policy for both. A
+ * worker's policy comes from its own script's response, so only that response carries it; the page
+ * has none (it calls the model endpoint). PYTABS_WORKER_CONNECT_SRC adds origins to its connect-src
+ * (a package index on another origin).
+ */
+function workerCsp(): Plugin {
+  const policy = () => {
+    const headers = readFileSync(fileURLToPath(new URL('./public/_headers', import.meta.url)), 'utf8');
+    const rule = /^\/assets\/session\.worker-\*\s*\n\s+Content-Security-Policy:\s*(.+)$/m.exec(headers);
+    if (!rule) throw new Error('public/_headers has no Content-Security-Policy for /assets/session.worker-*');
+    const extra = process.env.PYTABS_WORKER_CONNECT_SRC?.trim();
+    return extra ? rule[1].replace(/connect-src ([^;]*)/, `connect-src $1 ${extra}`) : rule[1];
+  };
+  // The built worker (assets/session.worker-<hash>.js) and the dev server's (workers/session.worker.ts?worker_file).
+  const isWorker = (url = '') => /\/session\.worker[-.][^/?]*(\?|$)/.test(url);
+  const apply = (server: { middlewares: { use: (fn: (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => void) => void } }) => {
+    const value = policy();
+    server.middlewares.use((req, res, next) => {
+      if (isWorker(req.url)) res.setHeader('Content-Security-Policy', value);
+      next();
+    });
+  };
+  return { name: 'pytabs-worker-csp', configureServer: apply, configurePreviewServer: apply };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot()],
+  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp()],
   // Pyodide is bundled into the session worker, which Vite builds with its own plugins.
   worker: { format: 'es', plugins: () => [pyodideNodeBuiltins()] },
   optimizeDeps: {

@@ -8,3 +8,4 @@ export { validateWorkspacePath, validateExistingPath, InvalidPathError } from '.
 export type { RunEvent, RunResult, RunError, MimeBundle, StartProgress, VariableInfo, WorkspaceEntry } from './worker-api';
 export * from './chat';
 export * from './portability';
+export * from './assistant';

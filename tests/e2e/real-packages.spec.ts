@@ -57,7 +57,8 @@ test('pd.read_excel and DataFrame.to_excel go through SheetJS: numbers, blanks, 
         ].join('\n'),
       );
       const written = await api.run(id, "df.to_excel('out.xlsx', index=False)\npd.read_excel('out.xlsx').equals(df)");
-      return { read, written, bytes: Array.from(await api.readFile(id, 'out.xlsx')) };
+      const frame = (await api.listVariables(id)).find((v) => v.name === 'df');
+      return { read, written, frame, bytes: Array.from(await api.readFile(id, 'out.xlsx')) };
     },
     { id, bytes: book() },
   );
@@ -67,6 +68,8 @@ test('pd.read_excel and DataFrame.to_excel go through SheetJS: numbers, blanks, 
   );
   expect(out.written.error).toBeUndefined();
   expect(out.written.result?.['text/plain']).toBe('True');
+  // The preview the Variables panel and the assistant's context show: shape, columns, dtypes.
+  expect(out.frame?.preview).toMatch(/^3 rows × 3 columns: region \(\w+\), units \(float64\), day \(datetime64\[ns\]\)$/);
   const saved = XLSX.read(new Uint8Array(out.bytes));
   expect(XLSX.utils.sheet_to_json(saved.Sheets[saved.SheetNames[0]!]!, { header: 1 })[0]).toEqual(['region', 'units', 'day']);
 });

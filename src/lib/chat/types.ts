@@ -1,4 +1,5 @@
 import type { MimeBundle, RunError } from '../worker-api';
+import type { AssistantEvent } from '../assistant/events';
 
 /**
  * What one message produced, in order (TaskWeaver's round/post shape, flattened).
@@ -31,7 +32,9 @@ export type RoundEvent =
   | { type: 'truncated'; block: number; what: 'output' | 'rich'; limit: number; total?: number; tail?: string }
   /** The message could not run at all, or the run broke outside Python (e.g. a bad attachment). */
   | { type: 'round_error'; message: string }
-  | { type: 'round_end'; durationMs: number; state: RoundState };
+  | { type: 'round_end'; durationMs: number; state: RoundState }
+  /** An Ask round's model text, code cards, tool results, usage and notes (assistant/events.ts). */
+  | AssistantEvent;
 
 export type RoundState = 'running' | 'finished' | 'failed' | 'stopped';
 
@@ -42,6 +45,8 @@ export type Round = {
   /** Position in the session's history, from 1. */
   seq: number;
   createdAt: number;
+  /** 'ask': a question to the assistant (assistant/ask.ts); absent in Code rounds. */
+  kind?: 'code' | 'ask';
   message: string;
   /** Names of the files attached to the message, as written to the workspace. */
   files: string[];

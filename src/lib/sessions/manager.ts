@@ -1,7 +1,7 @@
 import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
 import { RoundHistory, SessionStore } from '../storage/session-store';
 import { addSession, deleteSessionData, getSession, listSessionRecords, newSessionRecord, updateSession } from '../storage/sessions';
-import { readSettings, writeSettings, type Settings } from '../storage/settings';
+import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
@@ -503,6 +503,17 @@ export class SessionManager {
   history(sessionId: string): RoundHistory {
     return this.store(sessionId).history;
   }
+
+  /**
+   * The `settings` store, for modules with settings of their own (the assistant's endpoint and key).
+   *
+   * @example const endpoint = await assistantEndpoint(pytabs.settingsStore);
+   */
+  get settingsStore(): SettingsStore {
+    return (this.#settingsStore ??= new SettingsStore(this.db));
+  }
+
+  #settingsStore: SettingsStore | undefined;
 
   /**
    * The session's key/value session variables, read in Python with `get_session_var`.

@@ -1,4 +1,5 @@
 import { SESSION_STORES, sessionRange, type PyTabsDB, type SessionRecord } from './db';
+import { sessionPrefsKey } from './assistant-settings';
 
 export function newSessionRecord(id: string, name: string, now = Date.now()): SessionRecord {
   return {
@@ -50,9 +51,10 @@ export async function updateSession(
 
 /** Removes a session and everything keyed by its id, in one transaction. */
 export async function deleteSessionData(db: PyTabsDB, id: string): Promise<void> {
-  const tx = db.transaction(['sessions', ...SESSION_STORES], 'readwrite');
+  const tx = db.transaction(['sessions', 'settings', ...SESSION_STORES], 'readwrite');
   await Promise.all([
     tx.objectStore('sessions').delete(id),
+    tx.objectStore('settings').delete(sessionPrefsKey(id)),
     ...SESSION_STORES.map((store) => tx.objectStore(store).delete(sessionRange(id))),
     tx.done,
   ]);

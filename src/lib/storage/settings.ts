@@ -57,3 +57,23 @@ function validateSettings(s: Settings): void {
     }
   }
 }
+
+/**
+ * The `settings` store alone, for modules with settings of their own (the assistant's): they
+ * are given this instead of the database.
+ */
+export class SettingsStore {
+  constructor(private readonly db: PyTabsDB) {}
+
+  async get<T>(key: string): Promise<T | undefined> {
+    return (await this.db.get('settings', key))?.value as T | undefined;
+  }
+
+  async put(key: string, value: unknown): Promise<void> {
+    await this.db.put('settings', { key, value });
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.db.delete('settings', key);
+  }
+}

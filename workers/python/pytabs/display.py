@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import json
 import re
 import sys
@@ -15,6 +16,9 @@ from typing import Any
 # building the full repr of a 50 MB value would stall the session.
 TEXT_LIMIT = 100_000
 PREVIEW_LIMIT = 120
+# A table's preview names its columns and dtypes (the assistant's context shows it), so it gets more room.
+TABLE_PREVIEW_LIMIT = 400
+TABLE_PREVIEW_COLUMNS = 40
 
 # Tried in this order after _repr_mimebundle_; the first one of a MIME type wins.
 _RICH_METHODS = (
@@ -145,12 +149,48 @@ def plain_text(obj: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def preview(obj: object, limit: int = PREVIEW_LIMIT) -> str:
-    """A one-line repr of at most limit characters, for the variables panel."""
+    """A one-line repr of at most limit characters, for the variables panel; for a table, its shape, columns and dtypes."""
+    table = _table_preview(obj)
+    if table is not None:
+        return table
     text, cut = _bounded_repr(obj, limit)
     text = re.sub(r'\s*\n\s*', ' ', text).strip()
     if cut or len(text) > limit:
         return text[: limit - 1] + '…'
     return text
+
+
+def _table_preview(obj: object) -> str | None:
+    """'3 rows × 2 columns: tag (object), n (int64)' for a DataFrame, else None.
+
+    Recognised by its two-dimensional shape, columns and dtypes (pandas, and tables
+    that follow it), so nothing is imported; a table whose attributes fail is
+    previewed as any other value.
+    """
+    if isinstance(obj, (type, str, bytes, bytearray, list, tuple, dict, set, frozenset)):
+        return None
+    try:
+        shape = getattr(obj, 'shape', None)
+        if not (isinstance(shape, tuple) and len(shape) == 2):
+            return None
+        columns, dtypes = getattr(obj, 'columns', None), getattr(obj, 'dtypes', None)
+        if columns is None or dtypes is None:
+            return None
+        named = zip(itertools.islice(columns, TABLE_PREVIEW_COLUMNS), itertools.islice(dtypes, TABLE_PREVIEW_COLUMNS))
+        pairs = [f'{name} ({dtype})' for name, dtype in named]
+        rows, cols = int(shape[0]), int(shape[1])
+    except Exception:
+        return None
+    head = f'{rows} rows × {cols} columns: '
+    # Room is kept for the note on the columns left out.
+    room = TABLE_PREVIEW_LIMIT - len(head) - 24
+    shown: list[str] = []
+    for pair in pairs:
+        if sum(len(p) + 2 for p in shown) + len(pair) > room:
+            break
+        shown.append(pair)
+    more = f', … {cols - len(shown)} more' if cols > len(shown) else ''
+    return head + ', '.join(shown) + more
 
 
 def _bounded_repr(obj: object, limit: int) -> tuple[str, bool]:

@@ -1,0 +1,102 @@
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { createClient } from './client';
+import type { AssistantEndpoint, EndpointConnection } from './endpoint';
+import { classifyRequestError } from './errors';
+import { OriginRefusedError } from './guarded-fetch';
+import { corsFix, reachFix } from './presets';
+
+export type ConnectionStatus = 'ok' | 'unreachable' | 'blocked' | 'key_refused' | 'model_not_found' | 'error';
+
+export interface ConnectionReport {
+  status: ConnectionStatus;
+  /** What happened and what to do, for the person; never holds the key. */
+  message: string;
+  /** The model's name as the server gave it, when working. */
+  model?: string;
+  /** The models the endpoint listed, when it lists them. */
+  models?: string[];
+}
+
+const MODELS_SHOWN = 20;
+
+function listed(models: string[] | undefined): string {
+  if (!models?.length) return '';
+  const shown = models.slice(0, MODELS_SHOWN).join(', ');
+  return ` It has: ${shown}${models.length > MODELS_SHOWN ? `, and ${models.length - MODELS_SHOWN} more` : ''}.`;
+}
+
+/** Whether a failed request got no answer the page could read (down, or refused by the browser). */
+function noAnswer(error: unknown): boolean {
+  return error instanceof APIConnectionError && !((error as { cause?: unknown }).cause instanceof OriginRefusedError);
+}
+
+/**
+ * Tests the endpoint as a round would use it (same client, same headers, so the same CORS
+ * preflight): lists `/models`, and when the model is not listed (or nothing is), asks it for one
+ * token. A request that gets no readable answer is followed by a `no-cors` probe: if that one
+ * reaches the server, the browser is what refused (CORS or local network permission); if not,
+ * nothing answered. The browser gives both the same TypeError, so the probe is the only honest
+ * way to tell them apart from a page (an opaque answer proves a server is there, nothing more).
+ */
+export async function testConnection(
+  endpoint: AssistantEndpoint | EndpointConnection,
+  options: { signal?: AbortSignal; pageOrigin?: string } = {},
+): Promise<ConnectionReport> {
+  let connection: EndpointConnection;
+  try {
+    connection = 'connection' in endpoint ? endpoint.connection() : endpoint;
+  } catch (error) {
+    return { status: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+  const pageOrigin = options.pageOrigin ?? globalThis.location?.origin;
+  const client = createClient(connection);
+  const ctx = { origin: connection.origin, model: connection.model, scrub: connection.scrub };
+  const unanswered = async (): Promise<ConnectionReport> => {
+    const url = `${connection.baseUrl.replace(/\/+$/, '')}/models`;
+    if (await connection.probe(url, options.signal)) {
+      return {
+        status: 'blocked',
+        message: `The server at ${connection.origin} answered, but the browser did not let this page read the answer (CORS or local network permission). ${corsFix(connection.baseUrl, pageOrigin)}`,
+      };
+    }
+    return { status: 'unreachable', message: `Nothing answered at ${connection.origin}. ${reachFix(connection.baseUrl, pageOrigin)}` };
+  };
+  const failed = (error: unknown): ConnectionReport => {
+    const classified = classifyRequestError(error, ctx);
+    if (classified.kind === 'key_refused' || classified.kind === 'forbidden') return { status: 'key_refused', message: classified.message };
+    return { status: 'error', message: classified.message };
+  };
+
+  let models: string[] | undefined;
+  try {
+    const page = await client.models.list({ signal: options.signal });
+    models = page.data.map((m) => m.id);
+  } catch (error) {
+    if (error instanceof APIUserAbortError) throw error;
+    if (noAnswer(error)) return unanswered();
+    if (error instanceof APIError && (error.status === 401 || error.status === 403)) return failed(error);
+    // Some servers have no model list (404, 405): the one-token request below decides.
+  }
+  const model = connection.model.trim();
+  if (!model) return { status: 'model_not_found', message: `The endpoint answers; enter a Model.${listed(models)}`, models };
+  if (models?.includes(model)) return { status: 'ok', message: `Working: ${model} at ${connection.origin}.`, model, models };
+
+  try {
+    const reply = await client.chat.completions.create(
+      { model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1, stream: false },
+      { signal: options.signal },
+    );
+    const name = reply.model || model;
+    return { status: 'ok', message: `Working: ${name} at ${connection.origin}.`, model: name, ...(models ? { models } : {}) };
+  } catch (error) {
+    if (error instanceof APIUserAbortError) throw error;
+    if (noAnswer(error)) return unanswered();
+    const report = failed(error);
+    if (report.status === 'key_refused') return report;
+    const classified = classifyRequestError(error, ctx);
+    if (classified.kind === 'model_not_found' || (models && !models.includes(model))) {
+      return { status: 'model_not_found', message: `The endpoint has no model named “${model}”.${listed(models)}`, ...(models ? { models } : {}) };
+    }
+    return report;
+  }
+}

@@ -1,0 +1,120 @@
+import { formatBytes } from '../format';
+import type { VariableInfo, WorkspaceEntry } from '../worker-api';
+
+/** Tokens are estimated at about four characters each: enough to keep a budget, no tokenizer needed. */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/** What the context is built from: one session's state, read for this round. */
+export interface SessionSnapshot {
+  files: WorkspaceEntry[];
+  variables: VariableInfo[];
+  sessionVars: Record<string, string>;
+  /** The configured package index, or empty for the default CDN. */
+  packageIndexUrl: string;
+}
+
+/** Whether the model gets tools, or is asked for fenced python blocks instead. */
+export type CodeChannel = 'tools' | 'fenced';
+
+function instructions(channel: CodeChannel): string {
+  const how =
+    channel === 'tools'
+      ? 'To run Python, call the run_python tool with the code; list_variables and list_files show the current state. You see each run’s output and may run more code.'
+      : 'To run Python, reply with one fenced ```python block; it is run and you get its output in the next message. When you have the answer, reply without a python block.';
+  return [
+    'You are the assistant of PyTabs, a Python workspace in the browser. You answer questions about the person’s data by running Python in their session.',
+    how,
+    'Variables and files stay in the session between runs and between questions. Keep code short; print what you need to see. When you have the answer, give it in plain words with the numbers you found, without repeating all the code.',
+  ].join('\n');
+}
+
+function environment(packageIndexUrl: string): string {
+  const index = packageIndexUrl || 'the Pyodide CDN';
+  return [
+    '## Environment',
+    '- Python 3 on Pyodide, in the browser; the working directory is the session’s workspace (the files below).',
+    '- Builtins, no import needed: read_excel(path, sheet_name=None) reads .xlsx/.xls/.ods/.csv as lists of dicts (a dict of sheets when sheet_name is None); write_excel(path, data) writes them; get_session_var(name, default=None) reads a session variable; display(obj) shows a value, table or figure. pandas.read_excel and DataFrame.to_excel work through the same reader.',
+    `- import of a package from the Pyodide distribution (numpy, pandas, matplotlib, …) loads it from the package index (${index}); pip is not available.`,
+    '- No network from code: requests to other sites fail. Figures from matplotlib are shown to the person; you are told "[figure shown]".',
+  ].join('\n');
+}
+
+interface Section {
+  title: string;
+  lines: string[];
+  empty: string;
+  /** Share of the room left for this and the sections after it. */
+  share: number;
+  more: (n: number) => string;
+}
+
+function clip(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/** A section's title and as many of its lines as fit `room`, with a line saying how many were left out. */
+function fit(section: Section, room: number): string {
+  const out = [`## ${section.title}`];
+  if (!section.lines.length) {
+    out.push(section.empty);
+    return out.join('\n');
+  }
+  let used = out[0].length + 1;
+  let shown = 0;
+  for (const line of section.lines) {
+    const rest = section.lines.length - shown - 1;
+    const need = line.length + 1 + (rest > 0 ? section.more(rest).length + 1 : 0);
+    if (used + need > room) break;
+    out.push(line);
+    used += line.length + 1;
+    shown++;
+  }
+  if (shown < section.lines.length) out.push(section.more(section.lines.length - shown));
+  return out.join('\n');
+}
+
+/**
+ * The system message of a round: what the assistant is and may do, the environment, and the
+ * session's workspace files, variables (type, size, preview: a DataFrame's shape, columns and
+ * dtypes) and session variables, bounded to about `budgetTokens`. Lists too long for it are cut
+ * with a line saying how many were left out (list_files / list_variables give the rest).
+ */
+export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number): string {
+  const head = `${instructions(channel)}\n\n${environment(snapshot.packageIndexUrl)}`;
+  const files = [...snapshot.files].sort((a, b) => a.path.localeCompare(b.path));
+  const sections: Section[] = [
+    {
+      title: `Workspace files (${files.length})`,
+      lines: files.map((f) => `- ${clip(f.path, 200)} (${formatBytes(f.size)})`),
+      empty: '(none)',
+      share: 0.35,
+      more: (n) => `- … and ${n} more (call list_files)`,
+    },
+    {
+      title: `Variables (${snapshot.variables.length})`,
+      lines: snapshot.variables.map((v) => `- ${v.name}: ${v.type}, ${formatBytes(v.sizeBytes)} — ${clip(v.preview, 300)}`),
+      empty: '(none yet)',
+      share: 0.75,
+      more: (n) => `- … and ${n} more (call list_variables)`,
+    },
+    {
+      title: `Session variables (${Object.keys(snapshot.sessionVars).length}), read with get_session_var`,
+      lines: Object.entries(snapshot.sessionVars).map(([k, v]) => `- ${clip(k, 100)} = ${clip(JSON.stringify(v), 200)}`),
+      empty: '(none)',
+      share: 1,
+      more: (n) => `- … and ${n} more`,
+    },
+  ];
+  let room = Math.max(0, budgetTokens * CHARS_PER_TOKEN - head.length - 2);
+  const parts = [head];
+  for (const section of sections) {
+    const text = fit(section, Math.floor(room * section.share));
+    parts.push(text);
+    room = Math.max(0, room - text.length - 2);
+  }
+  return parts.join('\n\n');
+}

@@ -1,0 +1,54 @@
+/**
+ * What an Ask round records besides the runs themselves (which use the Code round's
+ * code_start / stdout / result / exec_error / code_end events, with `block` the code card's
+ * number in the round). Part of `RoundEvent` (chat/types.ts).
+ */
+
+/** A message as sent to the model, for "what was sent". */
+export interface SentMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Where a code card is in its life; `ran` also when the run failed (its exec_error says how). */
+export type CodeCardStatus = 'proposed' | 'approved' | 'edited' | 'skipped' | 'ran';
+
+export type AssistantNoteKind =
+  /** The person stopped the round. */
+  | 'stopped'
+  /** A per-round limit ended the round. */
+  | 'limit'
+  /** A request failed and is being sent again. */
+  | 'retry'
+  /** The model's tool arguments were not JSON; it was told. */
+  | 'bad_arguments'
+  /** The model takes no tools: it is asked for fenced python blocks instead. */
+  | 'no_tools';
+
+export type AssistantEvent =
+  /** Exactly what the first request of the round sent: system text with the context, memory, question. */
+  | { type: 'context_sent'; messages: SentMessage[]; tokens: number; tools: string[] }
+  /** The model's text; consecutive pieces of one step are merged in the stored round. */
+  | { type: 'assistant_text'; step: number; text: string }
+  /**
+   * Code the model asked to run. Stored once and updated in place as its status moves on; each
+   * change is emitted again (the same card, found by `callId`). `code` is what runs (after an
+   * edit), `proposed` what the model wrote.
+   */
+  | {
+      type: 'code_card';
+      block: number;
+      step: number;
+      callId: string;
+      source: 'tool' | 'fenced';
+      proposed: string;
+      code: string;
+      status: CodeCardStatus;
+    }
+  /** What a tool call gave back to the model (for run_python: the run's output, condensed). */
+  | { type: 'tool_result'; step: number; callId: string; name: string; content: string }
+  /** Tokens of one request, when the endpoint reports them. */
+  | { type: 'usage'; step: number; promptTokens: number; completionTokens: number; totalTokens: number }
+  | { type: 'assistant_note'; kind: AssistantNoteKind; message: string };
+
+export type CodeCard = Extract<AssistantEvent, { type: 'code_card' }>;

@@ -1,0 +1,104 @@
+import type { SettingsStore } from './settings';
+
+/**
+ * The assistant's endpoint and per-round limits, kept in the `settings` store under a key
+ * of their own (apart from `Settings`, whose validation knows nothing of them).
+ */
+export interface AssistantSettings {
+  /** OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`; empty until set. */
+  baseUrl: string;
+  model: string;
+  /** Code runs per round at most. */
+  maxRuns: number;
+  /** A round stops after this many failed runs in a row. */
+  maxFailedRuns: number;
+  /** A round stops when one error (type and message) comes back this many times. */
+  maxSameError: number;
+  /** Requests to the model per round at most (tool calls that run no code count too). */
+  maxTurns: number;
+  /** Budget of the context sent with a question (workspace, variables), in estimated tokens. */
+  contextTokens: number;
+  /** Budget of the session's earlier rounds sent with a question, in estimated tokens. */
+  memoryTokens: number;
+}
+
+export const DEFAULT_ASSISTANT_SETTINGS: AssistantSettings = {
+  baseUrl: '',
+  model: '',
+  maxRuns: 8,
+  maxFailedRuns: 3,
+  maxSameError: 2,
+  maxTurns: 16,
+  contextTokens: 2000,
+  memoryTokens: 1500,
+};
+
+/** A key the person asked to remember, with the origin it was given for. */
+export interface StoredKey {
+  origin: string;
+  apiKey: string;
+}
+
+/** What a session keeps of the assistant: the composer's mode and whether code runs without asking. */
+export interface AssistantSessionPrefs {
+  mode?: 'ask' | 'code';
+  autoRun: boolean;
+}
+
+const SETTINGS_KEY = 'assistant';
+const KEY_KEY = 'assistant-key';
+/** Session prefs live under the session's id, and go when the session does (storage/sessions.ts). */
+export const sessionPrefsKey = (sessionId: string) => `assistant-session:${sessionId}`;
+
+export async function readAssistantSettings(store: SettingsStore): Promise<AssistantSettings> {
+  const stored = await store.get<Partial<AssistantSettings>>(SETTINGS_KEY);
+  return { ...DEFAULT_ASSISTANT_SETTINGS, ...(stored ?? {}) };
+}
+
+export async function writeAssistantSettings(store: SettingsStore, settings: AssistantSettings): Promise<void> {
+  validateAssistantSettings(settings);
+  await store.put(SETTINGS_KEY, settings);
+}
+
+export function validateAssistantSettings(s: AssistantSettings): void {
+  if (s.baseUrl) {
+    let url: URL;
+    try {
+      url = new URL(s.baseUrl);
+    } catch {
+      throw new Error(`The Base URL is not a valid URL: ${s.baseUrl}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('The Base URL must start with http:// or https://');
+    if (url.username || url.password) throw new Error('Put the key in the API key field, not in the Base URL.');
+  }
+  const counts: (keyof AssistantSettings)[] = ['maxRuns', 'maxFailedRuns', 'maxSameError', 'maxTurns', 'contextTokens', 'memoryTokens'];
+  for (const key of counts) {
+    const v = s[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new Error(`Assistant setting ${key} must be a whole number of 1 or more`);
+  }
+}
+
+export async function readStoredKey(store: SettingsStore): Promise<StoredKey | undefined> {
+  const value = await store.get<StoredKey>(KEY_KEY);
+  return value && typeof value.apiKey === 'string' && typeof value.origin === 'string' ? value : undefined;
+}
+
+export async function writeStoredKey(store: SettingsStore, key: StoredKey): Promise<void> {
+  await store.put(KEY_KEY, key);
+}
+
+export async function deleteStoredKey(store: SettingsStore): Promise<void> {
+  await store.delete(KEY_KEY);
+}
+
+export async function readSessionPrefs(store: SettingsStore, sessionId: string): Promise<AssistantSessionPrefs> {
+  const stored = await store.get<Partial<AssistantSessionPrefs>>(sessionPrefsKey(sessionId));
+  return { autoRun: true, ...(stored ?? {}) };
+}
+
+export async function writeSessionPrefs(store: SettingsStore, sessionId: string, change: Partial<AssistantSessionPrefs>): Promise<AssistantSessionPrefs> {
+  const next = { ...(await readSessionPrefs(store, sessionId)), ...change };
+  if (next.mode !== undefined && next.mode !== 'ask' && next.mode !== 'code') throw new Error(`Unknown message mode: ${String(next.mode)}`);
+  await store.put(sessionPrefsKey(sessionId), next);
+  return next;
+}
