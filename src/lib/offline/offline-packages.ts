@@ -4,8 +4,9 @@ import { hexToBase64, isComplete, isKept, keepPackageFile, OFFICIAL_PACKAGE_INDE
 /** The packages Settings offers to keep for offline use. */
 export const OFFLINE_PACKAGES = ['numpy', 'pandas', 'matplotlib'];
 
-/** How many size questions (HEAD requests) go out at once. */
+/** How many size questions (HEAD requests) go out at once, and how long one may take before the size counts as unknown. */
 const PARALLEL_HEADS = 6;
+const HEAD_TIMEOUT_MS = 10_000;
 
 /** Where packages come from: the lock file naming them and the directory of their files. */
 export interface PackageSource {
@@ -95,7 +96,7 @@ export function withDependencies(packages: Record<string, LockEntry>, names: str
 
 async function contentLength(url: string): Promise<number | null> {
   try {
-    const response = await fetch(url, { method: 'HEAD' });
+    const response = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(HEAD_TIMEOUT_MS) });
     const length = Number(response.headers.get('Content-Length'));
     return response.ok && length > 0 ? length : null;
   } catch {
