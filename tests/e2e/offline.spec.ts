@@ -410,6 +410,8 @@ test('the app works where service workers are missing or refused, and says offli
 });
 
 test('the development server registers no service worker', async ({ page }) => {
+  // The dev server transforms and optimizes on first request, and Pyodide boots without a snapshot there.
+  test.setTimeout(300_000);
   const dev = spawn('npx', ['vite', '--port', '0', '--strictPort'], { cwd: path.resolve('.'), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   try {
     const url = await new Promise<string>((resolve, reject) => {
