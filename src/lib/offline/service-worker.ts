@@ -63,7 +63,7 @@ export class AppServiceWorker {
   private current: AppServiceWorkerStatus = { offline: 'unavailable', updateReady: false, reloadPending: false };
   private readonly listeners = new Set<(status: AppServiceWorkerStatus) => void>();
   private update: ((reload?: boolean) => Promise<void>) | null = null;
-  /** Set when this tab applied the update, so the new worker's taking control reloads it. */
+  /** Set when this tab applied the update: it reloads itself, so the new worker's taking control needs no banner. */
   private applying = false;
   private registered = false;
 
@@ -127,9 +127,9 @@ export class AppServiceWorker {
   }
 
   /**
-   * The sessions that started before the service worker read a custom package index's lock
-   * file past it; fetching it once more through it keeps it, so the packages those sessions
-   * load stay loadable offline (the app's own lock file is precached).
+   * Sessions that started before the service worker existed read a custom package index's
+   * lock file without it; fetching it once more through the worker keeps it, so what those
+   * sessions load stays loadable offline (the app's own lock file is precached).
    */
   private async keepPackageIndex(): Promise<void> {
     const container = navigator.serviceWorker;
@@ -194,8 +194,10 @@ let instance: AppServiceWorker | null = null;
 
 /** Starts the page's service worker handling once (src/main.ts). */
 export function startAppServiceWorker(manager: SessionManager): AppServiceWorker {
-  instance ??= new AppServiceWorker(manager);
-  void instance.start(import.meta.env.PROD);
+  if (!instance) {
+    instance = new AppServiceWorker(manager);
+    void instance.start(import.meta.env.PROD);
+  }
   return instance;
 }
 
