@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { VitePWA } from 'vite-plugin-pwa';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -131,11 +132,37 @@ function workerCsp(): Plugin {
   return { name: 'pytabs-worker-csp', configureServer: apply, configurePreviewServer: apply };
 }
 
+/**
+ * The service worker (src/sw.ts) and the list of files it keeps for offline use: every file
+ * of the build the app loads, which the filter below picks from the build output, so new
+ * chunks and renamed files need no list kept by hand. Left out: a vendored package index
+ * (kept per package when used), source maps, the host's `_headers`, and `pyodide/pyodide.mjs`
+ * (the bench's bare worker imports it; the app bundles Pyodide's JS into its worker).
+ * Registered by the page in the production build only (src/lib/offline/service-worker.ts).
+ */
+function serviceWorker() {
+  return VitePWA({
+    strategies: 'injectManifest',
+    srcDir: 'src',
+    filename: 'sw.ts',
+    injectRegister: false,
+    registerType: 'prompt',
+    manifest: false,
+    injectManifest: {
+      globPatterns: ['**/*'],
+      globIgnores: ['pyodide-packages/**', '**/*.map', '_headers', 'pyodide/pyodide.mjs'],
+      // The wasm (9.6 MB) and the start snapshot (15 MB) are what offline use needs most.
+      maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+    },
+    devOptions: { enabled: false },
+  });
+}
+
 export default defineConfig({
   base: './',
-  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp()],
+  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), serviceWorker()],
   // Pyodide is bundled into the session worker, which Vite builds with its own plugins.
-  worker: { format: 'es', plugins: () => [pyodideNodeBuiltins()] },
+  worker: { format: 'es', plugins: () => [pyodideNodeBuiltins()], rolldownOptions: { checks: { pluginTimings: false } } },
   optimizeDeps: {
     exclude: ['pyodide'],
     include: ['comlink', 'idb', 'xlsx', 'dompurify'],

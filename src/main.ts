@@ -3,6 +3,8 @@ import App from './ui/App.svelte';
 import './ui/app.css';
 import * as lib from './lib';
 import { SessionManager, onDataErased, type DataGoneReason } from './lib';
+import { startAppServiceWorker } from './lib/offline/service-worker';
+import UpdateBanner from './ui/UpdateBanner.svelte';
 
 declare global {
   interface Window {
@@ -42,6 +44,10 @@ try {
     void unmount(app);
     showDataGone(target, reason);
   });
+  // Offline use and updates (src/sw.ts); the banner sits above the app, outside its layout.
+  const banner = document.createElement('div');
+  target.before(banner);
+  mount(UpdateBanner, { target: banner, props: { worker: startAppServiceWorker(manager) } });
 } catch (error) {
   // Without storage there is no app; say why instead of leaving a blank page.
   const p = document.createElement('p');

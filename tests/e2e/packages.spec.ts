@@ -1,10 +1,9 @@
 import { test, expect } from '@playwright/test';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { strToU8, zipSync } from 'fflate';
 import { openApp } from './app';
+import { lockEntry, wheel } from './package-index';
 
 // Packages on demand from a package index this test builds and serves itself: a
 // pure-Python wheel of its own, a listed package whose wheel is missing, and a lock
@@ -12,32 +11,6 @@ import { openApp } from './app';
 
 const NAME = 'pytabs_testpkg';
 const MISSING = 'pytabs_missingpkg';
-
-/** A minimal wheel: the package and its dist-info, as pip and Pyodide expect. */
-function wheel(name: string, source: string): Uint8Array {
-  const info = `${name}-1.0.dist-info`;
-  const files: Record<string, string> = {
-    [`${name}/__init__.py`]: source,
-    [`${info}/METADATA`]: `Metadata-Version: 2.1\nName: ${name}\nVersion: 1.0\n`,
-    [`${info}/WHEEL`]: 'Wheel-Version: 1.0\nGenerator: pytabs-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n',
-  };
-  files[`${info}/RECORD`] = [...Object.keys(files), `${info}/RECORD`].map((path) => `${path},,`).join('\n') + '\n';
-  return zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [path, strToU8(text)])));
-}
-
-function lockEntry(name: string, data: Uint8Array) {
-  return {
-    name,
-    version: '1.0',
-    file_name: `${name}-1.0-py3-none-any.whl`,
-    install_dir: 'site',
-    package_type: 'package',
-    sha256: createHash('sha256').update(data).digest('hex'),
-    imports: [name],
-    depends: [],
-    unvendored_tests: false,
-  };
-}
 
 let server: Server;
 let indexURL: string;

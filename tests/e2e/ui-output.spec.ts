@@ -229,7 +229,7 @@ test('Settings shows storage used against the quota and whether storage is persi
   const persisted = await page.evaluate(() => navigator.storage.persisted());
   await expect(storage).toContainText(persisted ? 'Persistent storage: granted' : 'Persistent storage: not granted');
   if (!persisted) {
-    await storage.getByRole('button', { name: 'Request persistent storage' }).click();
+    await storage.getByRole('button', { name: 'Keep data on this device' }).click();
     // The browser decides; the dialog reports what it decided.
     await expect(page.getByRole('status')).toContainText(/Persistent storage granted|declined persistent storage/);
     const now = await page.evaluate(() => navigator.storage.persisted());

@@ -136,7 +136,11 @@ export class PackageLoader {
     const files = failed.map((key) => new URL(this.pyodide.lockfile.packages[key].file_name, this.index.url).href);
     let cause = errors.join(' ') || 'it did not install';
     // A browser says only this for a 404 (the integrity check fails), a refused connection or missing CORS headers.
-    if (/Failed to fetch|NetworkError|Load failed/.test(cause)) cause += ': the file is missing, the index is unreachable, or it does not allow cross-origin requests';
+    if (/Failed to fetch|NetworkError|Load failed/.test(cause)) {
+      cause += globalThis.navigator?.onLine === false
+        ? ': this device is offline and the package was not kept from an earlier use'
+        : ': the file is missing, the index is unreachable, or it does not allow cross-origin requests';
+    }
     return this.failure(
       failed.map((key) => this.pyodide.lockfile.packages[key].name),
       `downloading ${files.join(', ')} failed (${cause})`,

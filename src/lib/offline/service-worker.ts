@@ -1,0 +1,207 @@
+/// <reference types="vite-plugin-pwa/vanillajs" />
+import { registerSW } from 'virtual:pwa-register';
+import type { SessionManager } from '../sessions/manager';
+import { packageSource } from './offline-packages';
+
+/** What the page knows of its service worker (src/sw.ts), for the update banner and Settings. */
+export interface AppServiceWorkerStatus {
+  /**
+   * `unavailable`: no service worker here (the dev server, a private window, a browser with
+   * them switched off): the app works, only not offline. `after-first-run`: registered once a
+   * session's first run returned. `installing`: keeping the app. `ready`: it opens offline.
+   * `failed`: registration failed (`error` says why).
+   */
+  offline: 'unavailable' | 'after-first-run' | 'installing' | 'ready' | 'failed';
+  error?: string;
+  /** A new version is installed and waits for Reload. */
+  updateReady: boolean;
+  /** Reload was asked for and waits until no run is in flight in this tab. */
+  reloadPending: boolean;
+}
+
+/** A reload waits until no session of this tab has been starting or running for this long (the blocks of one message run back to back). */
+const IDLE_SETTLE_MS = 400;
+/** Long-lived tabs look for a new version this often (a navigation looks anyway). */
+const UPDATE_CHECK_MS = 60 * 60 * 1000;
+/** Remembers which build already reloaded once for a missing chunk, so a chunk missing for good cannot loop. */
+const CHUNK_RELOAD_KEY = 'pytabs:reloaded-for-missing-chunk';
+
+async function busy(manager: SessionManager): Promise<boolean> {
+  return (await manager.listSessions()).some((s) => s.status === 'running' || s.status === 'starting');
+}
+
+async function executions(manager: SessionManager): Promise<number> {
+  return (await manager.listSessions()).reduce((sum, s) => sum + s.totalExecutions, 0);
+}
+
+/** Resolves once no session of this tab has been starting or running for IDLE_SETTLE_MS. */
+export function whenIdle(manager: SessionManager): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const check = async () => {
+      clearTimeout(timer);
+      if (done || (await busy(manager))) return;
+      timer = setTimeout(async () => {
+        if (done || (await busy(manager))) return;
+        done = true;
+        unsubscribe();
+        resolve();
+      }, IDLE_SETTLE_MS);
+    };
+    const unsubscribe = manager.subscribe(() => void check());
+    void check();
+  });
+}
+
+/**
+ * The page's side of the service worker: registers it after the first run (or at once when
+ * one already controls the page), shows a waiting new version and applies it when no run is
+ * in flight, and turns a chunk that vanished in an update into one reload.
+ */
+export class AppServiceWorker {
+  private current: AppServiceWorkerStatus = { offline: 'unavailable', updateReady: false, reloadPending: false };
+  private readonly listeners = new Set<(status: AppServiceWorkerStatus) => void>();
+  private update: ((reload?: boolean) => Promise<void>) | null = null;
+  /** Set when this tab applied the update: it reloads itself, so the new worker's taking control needs no banner. */
+  private applying = false;
+  private registered = false;
+
+  constructor(private readonly manager: SessionManager) {}
+
+  get status(): AppServiceWorkerStatus {
+    return this.current;
+  }
+
+  subscribe(listener: (status: AppServiceWorkerStatus) => void): () => void {
+    this.listeners.add(listener);
+    listener(this.current);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(change: Partial<AppServiceWorkerStatus>): void {
+    this.current = { ...this.current, ...change };
+    for (const listener of this.listeners) listener(this.current);
+  }
+
+  /** Starts it all; `enabled` is false in the dev server. */
+  async start(enabled: boolean): Promise<void> {
+    this.watchMissingChunks();
+    const container = globalThis.navigator?.serviceWorker;
+    if (!enabled || !container) return;
+    if (container.controller) return this.register();
+    this.set({ offline: 'after-first-run' });
+    // A worker another tab registered may take this page over first.
+    container.addEventListener('controllerchange', () => void this.register(), { once: true });
+    const before = await executions(this.manager);
+    const unsubscribe = this.manager.subscribe(async () => {
+      if (this.registered || (await executions(this.manager)) <= before) return;
+      unsubscribe();
+      this.register();
+    });
+  }
+
+  private register(): void {
+    if (this.registered) return;
+    this.registered = true;
+    if (!globalThis.navigator?.serviceWorker?.controller) this.set({ offline: 'installing' });
+    this.update = registerSW({
+      immediate: true,
+      onOfflineReady: () => {
+        this.set({ offline: 'ready' });
+        void this.keepPackageIndex();
+      },
+      onNeedRefresh: () => this.set({ updateReady: true }),
+      // Another tab applied the new version, which now serves this tab too while its code is
+      // the old version's: Reload is offered (and a missing chunk reloads it).
+      onNeedReload: () => {
+        if (!this.applying) this.set({ updateReady: true });
+      },
+      onRegisteredSW: (_url, registration) => {
+        if (!registration) return;
+        if (registration.active && navigator.serviceWorker.controller) this.set({ offline: 'ready' });
+        setInterval(() => void registration.update().catch(() => undefined), UPDATE_CHECK_MS);
+      },
+      onRegisterError: (error: unknown) => this.set({ offline: 'failed', error: error instanceof Error ? error.message : String(error) }),
+    });
+  }
+
+  /**
+   * Sessions that started before the service worker existed read a custom package index's
+   * lock file without it; fetching it once more through the worker keeps it, so what those
+   * sessions load stays loadable offline (the app's own lock file is precached).
+   */
+  private async keepPackageIndex(): Promise<void> {
+    const container = navigator.serviceWorker;
+    // Installed comes before activated: the fetch must wait until the worker controls the page.
+    if (!container.controller) await new Promise((resolve) => container.addEventListener('controllerchange', resolve, { once: true }));
+    const custom = this.manager.getSettings().packageIndexUrl;
+    if (custom) await fetch(packageSource(this.manager.indexURL, custom).lockURL).catch(() => undefined);
+  }
+
+  /**
+   * What the service worker keeps of the app for offline use: the files of Workbox's precache
+   * for this scope and their bytes (sizes of the stored bodies, which are not read). Null when
+   * there is no service worker.
+   */
+  async keptApp(): Promise<{ files: number; bytes: number } | null> {
+    const registration = await globalThis.navigator?.serviceWorker?.getRegistration();
+    if (!registration || !(await caches.has(`workbox-precache-v2-${registration.scope}`))) return null;
+    const cache = await caches.open(`workbox-precache-v2-${registration.scope}`);
+    let bytes = 0;
+    const keys = await cache.keys();
+    for (const key of keys) bytes += (await (await cache.match(key))?.blob())?.size ?? 0;
+    return { files: keys.length, bytes };
+  }
+
+  /** Loads the new version once no run is in flight in this tab (a run would be cut short). */
+  async reload(): Promise<void> {
+    if (this.current.reloadPending) return;
+    this.set({ reloadPending: true });
+    await whenIdle(this.manager);
+    const waiting = (await navigator.serviceWorker?.getRegistration())?.waiting;
+    if (waiting && this.update) {
+      this.applying = true;
+      navigator.serviceWorker.addEventListener('controllerchange', () => location.reload(), { once: true });
+      await this.update(true);
+    } else {
+      location.reload();
+    }
+  }
+
+  /**
+   * Vite reports a chunk it could not load (an old page asking for a file an update removed)
+   * as `vite:preloadError`; the caller still sees its import fail. One reload when idle brings
+   * the page to the version that is there; a second failure on the same build is not
+   * reloaded again.
+   */
+  private watchMissingChunks(): void {
+    addEventListener('vite:preloadError', () => {
+      const build = import.meta.url;
+      try {
+        if (sessionStorage.getItem(CHUNK_RELOAD_KEY) === build) return;
+        sessionStorage.setItem(CHUNK_RELOAD_KEY, build);
+      } catch {
+        // Without sessionStorage nothing could stop a loop: the failed import reports itself.
+        return;
+      }
+      void whenIdle(this.manager).then(() => location.reload());
+    });
+  }
+}
+
+let instance: AppServiceWorker | null = null;
+
+/** Starts the page's service worker handling once (src/main.ts). */
+export function startAppServiceWorker(manager: SessionManager): AppServiceWorker {
+  if (!instance) {
+    instance = new AppServiceWorker(manager);
+    void instance.start(import.meta.env.PROD);
+  }
+  return instance;
+}
+
+/** The page's service worker handling, once started; null before. */
+export function appServiceWorker(): AppServiceWorker | null {
+  return instance;
+}

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OFFLINE_PACKAGES, packageSource, withDependencies } from '../../src/lib/offline/offline-packages';
+import { hexToBase64, integritySha256, isComplete, OFFICIAL_PACKAGE_INDEX, PACKAGE_CACHE, sha256Base64 } from '../../src/lib/offline/package-cache';
+import { officialPackageIndex } from '../../workers/runtime/packages';
+
+// The parts of offline use that run in Node: the package cache's checks on real HTTP
+// responses and digests, and which files keeping numpy, pandas and matplotlib takes,
+// read from Pyodide's own lock file. Cache Storage and the service worker run in
+// Chromium (tests/e2e/offline.spec.ts).
+
+const lock = JSON.parse(readFileSync(new URL('../../node_modules/pyodide/pyodide-lock.json', import.meta.url), 'utf8'));
+const BODY = new Uint8Array(50_000).map((_, i) => i % 253);
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/whole') return void res.writeHead(200, { 'Content-Length': BODY.length }).end(BODY);
+    if (req.url === '/gzipped') {
+      const packed = gzipSync(BODY);
+      return void res.writeHead(200, { 'Content-Length': packed.length, 'Content-Encoding': 'gzip' }).end(packed);
+    }
+    if (req.url === '/missing') return void res.writeHead(404).end('missing');
+    res.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('package cache', () => {
+  it('is named by the Pyodide version, and its default index is the one the worker uses', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../node_modules/pyodide/package.json', import.meta.url), 'utf8'));
+    expect(PACKAGE_CACHE).toBe(`pytabs-packages-${version}`);
+    expect(OFFICIAL_PACKAGE_INDEX).toBe(officialPackageIndex());
+  });
+
+  it('reads the SHA-256 a request names as integrity, as Pyodide writes it from the lock file', async () => {
+    const hex = createHash('sha256').update(BODY).digest('hex');
+    const b64 = createHash('sha256').update(BODY).digest('base64');
+    expect(hexToBase64(hex)).toBe(b64);
+    expect(await sha256Base64(BODY)).toBe(b64);
+    expect(integritySha256(`sha256-${b64}`)).toBe(b64);
+    expect(integritySha256(`sha384-abc sha256-${b64}?opt`)).toBe(b64);
+    expect(integritySha256('')).toBeNull();
+    expect(integritySha256('sha512-abc')).toBeNull();
+  });
+
+  it('keeps only whole 200 responses', async () => {
+    const whole = await fetch(`${base}/whole`);
+    expect(isComplete(whole, await whole.arrayBuffer())).toBe(true);
+    // Fewer bytes than declared: cut short.
+    const cut = await fetch(`${base}/whole`);
+    expect(isComplete(cut, (await cut.arrayBuffer()).slice(0, 1000))).toBe(false);
+    // The declared length of a compressed transfer is not the body's: not held against it.
+    const gzipped = await fetch(`${base}/gzipped`);
+    expect(isComplete(gzipped, await gzipped.arrayBuffer())).toBe(true);
+    const missing = await fetch(`${base}/missing`);
+    expect(isComplete(missing, await missing.arrayBuffer())).toBe(false);
+  });
+});
+
+describe('making packages available offline', () => {
+  it('takes numpy, pandas and matplotlib with everything they depend on in Pyodide’s lock file', () => {
+    const keys = withDependencies(lock.packages, OFFLINE_PACKAGES);
+    for (const name of OFFLINE_PACKAGES) expect(keys).toContain(name);
+    // Closed under dependencies, each once.
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const key of keys) for (const dep of lock.packages[key].depends) expect(keys).toContain(dep);
+    expect(keys).toContain('python-dateutil');
+    expect(withDependencies(lock.packages, ['numpy'])).toEqual(['numpy']);
+    expect(() => withDependencies(lock.packages, ['no-such-package'])).toThrow('The package index has no package "no-such-package".');
+  });
+
+  it('uses the configured index, else the app’s lock file with the official CDN, as a session does', () => {
+    expect(packageSource('https://school.example/app/pyodide/')).toEqual({
+      lockURL: 'https://school.example/app/pyodide/pyodide-lock.json',
+      baseURL: OFFICIAL_PACKAGE_INDEX,
+    });
+    expect(packageSource('https://school.example/app/pyodide/', 'https://school.example/wheels')).toEqual({
+      lockURL: 'https://school.example/wheels/pyodide-lock.json',
+      baseURL: 'https://school.example/wheels/',
+    });
+  });
+});
