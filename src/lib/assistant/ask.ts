@@ -2,7 +2,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { SessionManager } from '../sessions/manager';
 import { readSessionPrefs, type AssistantSettings } from '../storage/assistant-settings';
 import { splitMessage } from '../chat/blocks';
-import { appendEvent, newRound, OutputTranscript } from '../chat/round';
+import { appendEvent, finishRound, newRound, OutputTranscript } from '../chat/round';
 import type { Attachment, Round, RoundEvent, RoundState } from '../chat/types';
 import type { RunResult } from '../worker-api';
 import { createClient } from './client';
@@ -269,16 +269,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     options.signal?.removeEventListener('abort', onAbort);
   }
 
-  round.state = state;
-  round.durationMs = performance.now() - t0;
-  if (round.events.some((e) => e.type === 'truncated' && e.what === 'output')) round.fullOutput = transcript.blob();
-  emit({ type: 'round_end', durationMs: round.durationMs, state });
-  try {
-    await history.put(round);
-  } catch (error) {
-    emit({ type: 'round_error', message: `This reply could not be saved to history: ${scrub(error instanceof Error ? error.message : String(error))}` });
-  }
-  return round;
+  return finishRound(round, state, t0, transcript, history, emit, (error) => scrub(error instanceof Error ? error.message : String(error)));
 }
 
 /** Fenced python blocks of a reply (none when it has no fence: prose is not code). */

@@ -1,5 +1,6 @@
+import type { RoundHistory } from '../storage/session-store';
 import type { MimeBundle } from '../worker-api';
-import type { Round, RoundEvent } from './types';
+import type { Round, RoundEvent, RoundState } from './types';
 
 /**
  * Stdout plus stderr shown per round, in characters, from the start. A page that draws
@@ -111,4 +112,31 @@ export class OutputTranscript {
   blob(): Blob {
     return new Blob(this.chunks, { type: 'text/plain;charset=utf-8' });
   }
+}
+
+/**
+ * Ends a round, typed code or a question alike: its state and duration, the whole output
+ * when the shown one was cut (stored with the round: IndexedDB keeps Blobs, so the download
+ * survives a reload), the end event, and the round's place in history. A failed save still
+ * leaves the reply on screen; the person is told its place in history is lost.
+ */
+export async function finishRound(
+  round: Round,
+  state: RoundState,
+  startedAt: number,
+  transcript: OutputTranscript,
+  history: RoundHistory,
+  emit: (event: RoundEvent) => void,
+  describe: (error: unknown) => string,
+): Promise<Round> {
+  round.state = state;
+  round.durationMs = performance.now() - startedAt;
+  if (round.events.some((e) => e.type === 'truncated' && e.what === 'output')) round.fullOutput = transcript.blob();
+  emit({ type: 'round_end', durationMs: round.durationMs, state });
+  try {
+    await history.put(round);
+  } catch (error) {
+    emit({ type: 'round_error', message: `This reply could not be saved to history: ${describe(error)}` });
+  }
+  return round;
 }

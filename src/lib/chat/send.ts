@@ -1,7 +1,7 @@
 import { endedByStop } from '../sessions/host';
 import type { SessionManager } from '../sessions/manager';
 import { splitMessage } from './blocks';
-import { appendEvent, newRound, OutputTranscript } from './round';
+import { appendEvent, finishRound, newRound, OutputTranscript } from './round';
 import type { Attachment, Round, RoundEvent, RoundState } from './types';
 
 /** The part of the session engine a message needs. */
@@ -72,17 +72,6 @@ export async function sendMessage(
     emit({ type: 'round_error', message: describe(error) });
   }
 
-  round.state = state;
-  round.durationMs = performance.now() - t0;
-  // Stored with the round (IndexedDB keeps Blobs), so the download survives a reload.
-  if (round.events.some((e) => e.type === 'truncated' && e.what === 'output')) round.fullOutput = transcript.blob();
-  emit({ type: 'round_end', durationMs: round.durationMs, state });
-  try {
-    await history.put(round);
-  } catch (error) {
-    // The reply is still shown; only its place in history is lost, and the user is told.
-    emit({ type: 'round_error', message: `This reply could not be saved to history: ${describe(error)}` });
-  }
-  return round;
+  return finishRound(round, state, t0, transcript, history, emit, describe);
 }
 
