@@ -1,4 +1,5 @@
 import { test, expect, type Download, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
@@ -48,10 +49,17 @@ async function expectOnlyFirstSession(page: Page): Promise<void> {
   await expect(page.getByRole('tab')).toHaveAccessibleName('Session 1');
 }
 
+/** No serious or critical axe violation on the page as it is. */
+async function expectAccessible(page: Page): Promise<void> {
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
+
 /** The held-variables notice: Load saved variables, and a run that reads what it restored. */
 async function loadHeldAndRead(page: Page, message: number): Promise<void> {
   const held = region(page, 'Saved variables from a file');
   await expect(held).toContainText('run code when they load');
+  await expectAccessible(page);
   await held.getByRole('button', { name: 'Load saved variables' }).click();
   await expect(held).toBeHidden();
   await send(page, 'double(total)');
@@ -194,6 +202,7 @@ test('Download all my work, then Erase all data with a second tab open: both tab
   await settings.getByRole('button', { name: 'Erase all data on this device' }).click();
   const confirm = page.getByRole('dialog', { name: 'Erase all data on this device?' });
   await expect(confirm).toContainText('every session with its files, variables and chat history');
+  await expectAccessible(page);
   await confirm.getByRole('button', { name: 'Erase everything' }).click();
   for (const tab of [page, second]) {
     await expect(tab.getByRole('alert')).toContainText('All PyTabs data on this device was erased.');
