@@ -1,6 +1,7 @@
 import { SvelteMap } from 'svelte/reactivity';
 import type { SessionInfo, SessionManager } from '../lib';
 import { SessionView, type Reporter } from './session-view.svelte';
+import { AppPortability } from './app-portability.svelte';
 
 export interface Notice {
   id: number;
@@ -34,7 +35,17 @@ export class AppState implements Reporter {
 
   readonly current = $derived(this.currentId ? (this.views.get(this.currentId) ?? null) : null);
 
-  constructor(private readonly manager: SessionManager) {}
+  /** Import session and prepared sessions' links. */
+  readonly portability: AppPortability;
+
+  constructor(private readonly manager: SessionManager) {
+    this.portability = new AppPortability(this, manager);
+  }
+
+  /** The view of a session by its id, once it was opened. */
+  viewOf(id: string): SessionView | null {
+    return this.views.get(id) ?? null;
+  }
 
   notify = (error: unknown): void => {
     this.notices = [...this.notices, { id: ++this.noticeSeq, kind: 'error', text: message(error) }];
@@ -95,6 +106,8 @@ export class AppState implements Reporter {
   }
 
   openFromHash = (): void => {
+    // A prepared session's link is read before the address is replaced by a session's.
+    this.portability.readLink(location.hash);
     const id = idFromHash();
     if (id && this.sessions.some((s) => s.id === id)) return this.select(id, 'none');
     if (id) this.notify(new Error('The link names a session that does not exist in this browser (it may have been deleted).'));

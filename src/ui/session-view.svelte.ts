@@ -2,6 +2,7 @@ import type { SessionInfo, SessionManager, StartProgress, VariableInfo, Workspac
 import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
+import { SessionPortability } from './session-portability.svelte';
 
 /** Where the page reports what went wrong, and what went right. */
 export interface Reporter {
@@ -56,6 +57,8 @@ export class SessionView {
   progress = $state.raw<StartProgress | null>(null);
   ownership = $state<ViewOwnership>('unknown');
   preview = $state.raw<ShownPreview | null>(null);
+  /** Held saved variables, the link it came from, Run all of an imported notebook. */
+  readonly portable: SessionPortability;
 
   /** Resolves once the session is in storage (at once for one that already was). */
   readonly stored$: Promise<void>;
@@ -88,6 +91,7 @@ export class SessionView {
     this.info = info;
     this.progress = manager.startProgress(id);
     this.stored$ = creating ? creating.then(() => undefined) : Promise.resolve();
+    this.portable = new SessionPortability(this, manager, report);
   }
 
   get readOnly(): boolean {
@@ -128,6 +132,8 @@ export class SessionView {
       if (varRead === this.varReads) this.sessionVars = vars;
       // A preview of a file that is gone would mislead.
       if (this.preview && !files.some((f) => f.path === this.preview!.path)) this.preview = null;
+      // After the manager's reads: once storage is closed (erased) they fail first, and this opens no connection.
+      await this.portable.read();
     } catch (error) {
       if (!this.deleted) this.report.notify(error);
     }
@@ -195,12 +201,14 @@ export class SessionView {
     this.live = round ? [...others, round] : others;
   }
 
-  /** Sends a message with the attachments gathered so far; the composer is empty again at once. */
-  async send(text: string): Promise<void> {
-    const files = this.attachments;
+  /** Sends a message with the attachments gathered so far; the composer is empty again at once. Run all sends without the composer's. */
+  async send(text: string, { composer = true } = {}): Promise<void> {
+    const files = composer ? this.attachments : [];
     if (!text.trim() && !files.length) return;
-    this.attachments = [];
-    this.draft = '';
+    if (composer) {
+      this.attachments = [];
+      this.draft = '';
+    }
     // Redraw at most once per frame: output can stream faster than the screen updates.
     let frame = 0;
     let latest: Round | null = null;

@@ -54,8 +54,8 @@ export function region(page: Page, name: string): Locator {
   return page.getByRole('region', { name, exact: true });
 }
 
-/** Clicks a button that opens the file picker and chooses text files in it, as a person would. */
-export async function choose(page: Page, button: string, files: { name: string; text: string }[]): Promise<void> {
+/** Clicks a button that opens the file picker and chooses files (text or bytes) in it, as a person would. */
+export async function choose(page: Page, button: string, files: { name: string; text: string | Uint8Array }[]): Promise<void> {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: button }).click();
   await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'text/plain', buffer: Buffer.from(f.text) })));

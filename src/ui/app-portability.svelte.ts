@@ -1,0 +1,85 @@
+import type { SessionManager } from '../lib';
+import { fetchPrepared, importSession, openPrepared, preparedLinkTarget, type ImportResult } from '../lib';
+import type { AppState } from './app-state.svelte';
+
+/** A prepared session's link waiting for the person's Open or Cancel. */
+export interface PreparedAsk {
+  url: string;
+  host: string;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Sessions as files at the page's level: Import session (button or drop) and a prepared
+ * session's link (Download all my work and Erase all data are in Settings' DataSection).
+ * Each new session is opened by its own id; what the import says goes to that session's view.
+ */
+export class AppPortability {
+  /** The link being asked about, shown in a dialog. */
+  prepared = $state.raw<PreparedAsk | null>(null);
+  /** Fetching and importing the link's file. */
+  opening = $state(false);
+
+  constructor(
+    private readonly app: AppState,
+    private readonly manager: SessionManager,
+  ) {}
+
+  /** Opens a session just made from a file, by its id, and hands its view what the import said. */
+  private async opened(result: ImportResult): Promise<void> {
+    await this.app.refresh();
+    this.app.select(result.sessionId);
+    this.app.viewOf(result.sessionId)?.portable.imported(result);
+    const parts = [`${result.files.length} file(s)`, `${result.rounds} message(s)`];
+    this.app.inform(`Opened "${result.name}" as a new session: ${parts.join(', ')}.`);
+    for (const warning of result.warnings) this.app.notify(new Error(warning));
+  }
+
+  /** Import session: each file (.pytabs.zip, .ipynb, .py) becomes a new session, which opens. */
+  async importFiles(list: FileList | File[]): Promise<void> {
+    // Taken now: the picker empties its FileList as soon as this returns to it.
+    const files = Array.from(list);
+    for (const file of files) {
+      try {
+        const data = new Uint8Array(await file.arrayBuffer());
+        await this.opened(await importSession(this.manager, { name: file.name, data }));
+      } catch (error) {
+        // The library's errors name the file and say nothing was saved; a file the browser cannot read is said here.
+        this.app.notify(message(error).startsWith('Cannot import') ? error : new Error(`Cannot import "${file.name}": ${message(error)}`));
+      }
+    }
+  }
+
+  /** Reads a `#/open?from=<URL>` address before the router replaces it, to ask the person about it. */
+  readLink(hash: string): void {
+    try {
+      const url = preparedLinkTarget(hash, document.baseURI);
+      if (url) this.prepared = { url, host: new URL(url).host };
+    } catch (error) {
+      this.app.notify(error);
+    }
+  }
+
+  cancelPrepared(): void {
+    this.prepared = null;
+  }
+
+  /** Open: fetches the link's file and imports it as a new session, which opens. */
+  async openPrepared(): Promise<void> {
+    const ask = this.prepared;
+    if (!ask || this.opening) return;
+    this.opening = true;
+    try {
+      const file = await fetchPrepared(ask.url);
+      await this.opened(await openPrepared(this.manager, file));
+    } catch (error) {
+      this.app.notify(error);
+    } finally {
+      this.opening = false;
+      this.prepared = null;
+    }
+  }
+}

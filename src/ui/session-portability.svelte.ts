@@ -1,0 +1,124 @@
+import type { SessionManager } from '../lib';
+import {
+  confirmImportedState,
+  discardImportedState,
+  exportSession,
+  heldState,
+  resetToOriginal,
+  sessionOrigin,
+  type HeldSummary,
+  type ImportResult,
+} from '../lib';
+import type { Reporter, SessionView } from './session-view.svelte';
+import { saveFile } from './save-file';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * What one session shows of sessions as files: saved variables held for the person's yes,
+ * the link it was opened from, the cells of an imported notebook that "Run all" sends.
+ * One per SessionView, so every answer lands in the session it was asked for.
+ */
+export class SessionPortability {
+  /** Saved variables from a file made elsewhere, waiting for Load or Discard. */
+  held = $state.raw<HeldSummary | null>(null);
+  /** The address a session opened by link came from (it can be reset to that file). */
+  origin = $state.raw<{ url: string; name: string } | null>(null);
+  /** An imported notebook's messages, until Run all sends them (kept in this page only). */
+  runAll = $state.raw<string[]>([]);
+  /** Set while Load, Discard, Run all or Reset is under way, so the buttons cannot run it twice. */
+  acting = $state(false);
+
+  constructor(
+    private readonly view: SessionView,
+    private readonly manager: SessionManager,
+    private readonly report: Reporter,
+  ) {}
+
+  /** Reads what storage holds for this session; called by the view's refresh, after the manager's reads. */
+  async read(): Promise<void> {
+    const [held, origin] = await Promise.all([heldState(this.manager, this.view.id), sessionOrigin(this.manager, this.view.id)]);
+    this.held = held;
+    this.origin = origin ? { url: origin.url, name: origin.name } : null;
+  }
+
+  /** What an import (or a reset) returned: Run all for a notebook, its held state. */
+  imported(result: ImportResult): void {
+    this.runAll = result.runAll;
+    this.held = result.held;
+  }
+
+  /** Export session: `<name>.pytabs.zip`, from the session's last saved state. */
+  async exportFile(): Promise<void> {
+    try {
+      saveFile(await exportSession(this.manager, this.view.id));
+    } catch (error) {
+      this.report.notify(new Error(`Could not export ${this.view.info.name}: ${message(error)}`));
+    }
+  }
+
+  /** Runs `act`, then reads storage again and restarts Python, whose memory was ended by it. */
+  private async change(act: () => Promise<unknown>, done: string): Promise<boolean> {
+    this.acting = true;
+    try {
+      await act();
+      await this.view.refresh();
+      void this.view.start();
+      this.report.inform(done);
+      return true;
+    } catch (error) {
+      this.report.notify(error);
+      return false;
+    } finally {
+      this.acting = false;
+    }
+  }
+
+  /** Load saved variables: the person said yes to code from a file made elsewhere. */
+  loadHeld(): Promise<boolean> {
+    return this.change(() => confirmImportedState(this.manager, this.view.id), `The saved variables of ${this.view.info.name} are loading.`);
+  }
+
+  /** Discard them: files and history stay. */
+  async discardHeld(): Promise<void> {
+    this.acting = true;
+    try {
+      await discardImportedState(this.manager, this.view.id);
+      this.held = null;
+      this.report.inform('The saved variables were discarded; the files and history stay.');
+    } catch (error) {
+      this.report.notify(error);
+    } finally {
+      this.acting = false;
+    }
+  }
+
+  /** Reset to original: the session becomes the file it was opened from again. */
+  async reset(): Promise<boolean> {
+    const url = this.origin?.url ?? 'its link';
+    return this.change(async () => this.imported(await resetToOriginal(this.manager, this.view.id)), `Reset to the original from ${url}.`);
+  }
+
+  /** Run all: each imported cell in order, as a message of its own (stored as any other). */
+  async runAllCells(): Promise<void> {
+    const messages = this.runAll;
+    this.runAll = [];
+    this.acting = true;
+    try {
+      for (const [i, text] of messages.entries()) {
+        const before = this.view.shownRounds.length;
+        await this.view.send(text, { composer: false });
+        const last = this.view.shownRounds.at(-1);
+        // A cell that failed stops the rest, as in Jupyter (later cells would fail on what it did not make); Run all then offers the rest.
+        if (this.view.shownRounds.length === before || last?.state !== 'finished') {
+          this.runAll = messages.slice(i + 1);
+          break;
+        }
+      }
+    } finally {
+      this.acting = false;
+    }
+  }
+}
