@@ -369,3 +369,29 @@ test('the key goes only to the endpoint: Python fetching another origin and a Ma
     await other.close();
   }
 });
+
+test('window.pytabs.ask answers with the files given, reports events, and stores the round', async ({ page }) => {
+  const server = await startMockServer();
+  try {
+    await openApp(page);
+    await configure(page, { baseUrl: server.baseUrl, model: 'seed' });
+    const out = await page.evaluate(async (bytes) => {
+      const api = window.pytabs!;
+      const { id } = await api.createSession('From the API');
+      const types = new Set<string>();
+      const round = await api.ask(id, 'what are the unique tags in data.xlsx?', {
+        files: [{ name: 'data.xlsx', data: new Uint8Array(bytes) }],
+        onEvent: (event) => types.add(event.type),
+      });
+      const stored = await api.history(id).list<{ kind?: string }>();
+      const answer = round.events.filter((e) => e.type === 'assistant_text').map((e) => (e as { text: string }).text).join('');
+      return { state: round.state, kind: stored[0]?.kind, answer, types: [...types] };
+    }, [...workbook(['kiwi', 'lime'])]);
+    expect(out.state).toBe('finished');
+    expect(out.kind).toBe('ask');
+    expect(out.answer).toBe('The unique tags in data.xlsx are: kiwi, lime.');
+    expect(out.types).toEqual(expect.arrayContaining(['context_sent', 'code_card', 'stdout', 'tool_result', 'assistant_text', 'round_end']));
+  } finally {
+    await server.close();
+  }
+});
