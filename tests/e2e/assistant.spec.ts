@@ -383,7 +383,7 @@ test('window.pytabs.ask answers with the files given, reports events, and stores
         files: [{ name: 'data.xlsx', data: new Uint8Array(bytes) }],
         onEvent: (event) => types.add(event.type),
       });
-      const stored = await api.history(id).list<{ kind?: string }>();
+      const stored = await api.history(id).list<{ sessionId: string; seq: number; kind?: string }>();
       const answer = round.events.filter((e) => e.type === 'assistant_text').map((e) => (e as { text: string }).text).join('');
       return { state: round.state, kind: stored[0]?.kind, answer, types: [...types] };
     }, [...workbook(['kiwi', 'lime'])]);
