@@ -5,11 +5,12 @@ import * as lib from './lib';
 import { SessionManager, onDataErased, type DataGoneReason } from './lib';
 import { startAppServiceWorker } from './lib/offline/service-worker';
 import UpdateBanner from './ui/UpdateBanner.svelte';
+import { createApi, type PyTabsApi } from './lib/api';
 
 declare global {
   interface Window {
     /** The app's TypeScript API, for the console and end-to-end tests. */
-    pytabs?: SessionManager;
+    pytabs?: PyTabsApi;
     /** The rest of `src/lib` (chat, sessions as files, erase), to call with `pytabs`: for the console and end-to-end tests. */
     pytabsLib?: typeof lib;
   }
@@ -36,7 +37,7 @@ function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
 const target = document.getElementById('app')!;
 try {
   const manager = await SessionManager.open();
-  window.pytabs = manager;
+  window.pytabs = createApi(manager);
   window.pytabsLib = lib;
   addEventListener('pagehide', () => manager.dispose());
   const app = mount(App, { target, props: { manager } });

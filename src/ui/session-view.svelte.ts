@@ -3,6 +3,8 @@ import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
+import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type CodeCard } from '../lib/assistant';
+import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 
 /** Where the page reports what went wrong, and what went right. */
 export interface Reporter {
@@ -25,6 +27,15 @@ export interface VarForm {
   editing: string | null;
   error: string;
 }
+
+/** A code card of an Ask round waiting for Run, Edit or Skip. */
+export interface PendingApproval {
+  card: CodeCard;
+  decide(approval: Approval): void;
+}
+
+/** How the composer sends: a question to the assistant, or Python to run. */
+export type MessageMode = 'ask' | 'code';
 
 /** Whether this tab may run the session; 'unknown' until its claim is answered. */
 export type ViewOwnership = 'unknown' | 'owned' | 'elsewhere';
@@ -59,6 +70,12 @@ export class SessionView {
   preview = $state.raw<ShownPreview | null>(null);
   /** Held saved variables, the link it came from, Run all of an imported notebook. */
   readonly portable: SessionPortability;
+  /** The mode this session chose; until it chooses, Ask once an endpoint is set (see `mode`). */
+  modeChoice = $state<MessageMode | undefined>(undefined);
+  /** Run the assistant's code without asking: this session's choice, on by default. */
+  autoRun = $state(true);
+  /** Code cards of this session's Ask rounds waiting for the person, by `<round id>:<callId>`. */
+  approvals = $state.raw<ReadonlyMap<string, PendingApproval>>(new Map());
 
   /** Resolves once the session is in storage (at once for one that already was). */
   readonly stored$: Promise<void>;
@@ -71,6 +88,11 @@ export class SessionView {
   /** Counts session-variable reads, so one that started before a save cannot put old values back. */
   private varReads = 0;
   private refreshing: Promise<void> | null = null;
+  /** The Stop of each Ask round under way in this session. */
+  private readonly asking = new Set<AbortController>();
+  /** Counts prefs reads, so one that started before a choice cannot put the old choice back. */
+  private prefReads = 0;
+  private readonly assistant: AssistantStatus;
   private refreshAgain = false;
 
   readonly shownRounds = $derived.by(() => {
@@ -92,6 +114,45 @@ export class SessionView {
     this.progress = manager.startProgress(id);
     this.stored$ = creating ? creating.then(() => undefined) : Promise.resolve();
     this.portable = new SessionPortability(this, manager, report);
+    this.assistant = assistantStatus(manager.settingsStore);
+    void this.loadPrefs();
+  }
+
+  get mode(): MessageMode {
+    return this.modeChoice ?? (this.assistant.configured ? 'ask' : 'code');
+  }
+
+  /** Reads this session's assistant choices (message mode, auto-run). */
+  async loadPrefs(): Promise<void> {
+    const read = ++this.prefReads;
+    try {
+      const prefs = await readSessionPrefs(this.manager.settingsStore, this.id);
+      if (read !== this.prefReads) return;
+      this.modeChoice = prefs.mode;
+      this.autoRun = prefs.autoRun;
+    } catch (error) {
+      if (!this.deleted) this.report.notify(error);
+    }
+  }
+
+  async setMode(mode: MessageMode): Promise<void> {
+    this.prefReads++;
+    this.modeChoice = mode;
+    try {
+      await writeSessionPrefs(this.manager.settingsStore, this.id, { mode });
+    } catch (error) {
+      this.report.notify(error);
+    }
+  }
+
+  async setAutoRun(autoRun: boolean): Promise<void> {
+    this.prefReads++;
+    this.autoRun = autoRun;
+    try {
+      await writeSessionPrefs(this.manager.settingsStore, this.id, { autoRun });
+    } catch (error) {
+      this.report.notify(error);
+    }
   }
 
   get readOnly(): boolean {
@@ -235,7 +296,78 @@ export class SessionView {
     }
   }
 
+  /**
+   * Asks the assistant with the attachments gathered so far, drawn live like `send`. The round
+   * has its own AbortController, so Stop ends its stream and its run.
+   */
+  async ask(question: string): Promise<void> {
+    const files = this.attachments;
+    if (!question.trim()) return;
+    this.attachments = [];
+    this.draft = '';
+    const controller = new AbortController();
+    this.asking.add(controller);
+    let frame = 0;
+    let latest: Round | null = null;
+    const draw = () => {
+      frame = 0;
+      if (latest) this.setLive({ ...latest, events: latest.events.map((e) => ({ ...e })) }, latest.id);
+    };
+    try {
+      await this.stored$;
+      const round = await ask(this.manager, this.id, question, {
+        files,
+        signal: controller.signal,
+        autoRun: this.autoRun,
+        approve: (card, signal) => this.waitForApproval(`${latest?.id}:${card.callId}`, card, signal),
+        onEvent: (_event, r) => {
+          latest = r;
+          frame ||= requestAnimationFrame(draw);
+        },
+      });
+      cancelAnimationFrame(frame);
+      this.stored = [...this.stored.filter((r) => r.id !== round.id), round];
+      this.setLive(null, round.id);
+    } catch (error) {
+      cancelAnimationFrame(frame);
+      if (latest) this.setLive(null, (latest as Round).id);
+      this.report.notify(error);
+    } finally {
+      this.asking.delete(controller);
+    }
+  }
+
+  /** Waits for Run, Edit or Skip on a code card; a Stop of the round drops the question. */
+  private waitForApproval(key: string, card: CodeCard, signal: AbortSignal): Promise<Approval> {
+    return new Promise((resolve) => {
+      const drop = () => {
+        const next = new Map(this.approvals);
+        next.delete(key);
+        this.approvals = next;
+      };
+      signal.addEventListener('abort', drop, { once: true });
+      this.approvals = new Map(this.approvals).set(key, {
+        card,
+        decide: (approval) => {
+          signal.removeEventListener('abort', drop);
+          drop();
+          resolve(approval);
+        },
+      });
+    });
+  }
+
+  /** The person's answer to a waiting code card. */
+  decide(key: string, approval: Approval): void {
+    this.approvals.get(key)?.decide(approval);
+  }
+
   async stop(): Promise<void> {
+    // An Ask round stops itself: its stream, and its run through the same stop as typed code.
+    if (this.asking.size) {
+      for (const controller of this.asking) controller.abort();
+      return;
+    }
     try {
       const how = await this.manager.stop(this.id);
       if (how === 'restarted') this.report.inform('The run did not stop on its own, so the session restarted from its last saved state.');

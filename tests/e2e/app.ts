@@ -1,9 +1,9 @@
 import { expect, type Locator, type Page } from '@playwright/test';
-import type { SessionManager } from '../../src/lib';
+import type { PyTabsApi } from '../../src/lib/api';
 
 declare global {
   interface Window {
-    pytabs?: SessionManager;
+    pytabs?: PyTabsApi;
   }
 }
 
