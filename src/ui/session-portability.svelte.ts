@@ -64,7 +64,8 @@ export class SessionPortability {
     this.acting = true;
     try {
       await act();
-      await this.view.refresh();
+      // A reset replaces the history too: read it again, as when the session is opened.
+      await Promise.all([this.view.refresh(), this.view.loadHistory()]);
       void this.view.start();
       this.report.inform(done);
       return true;

@@ -231,7 +231,7 @@ test('Settings shows storage used against the quota and whether storage is persi
   if (!persisted) {
     await storage.getByRole('button', { name: 'Keep data on this device' }).click();
     // The browser decides; the dialog reports what it decided.
-    await expect(page.getByRole('status')).toContainText(/Persistent storage granted|declined persistent storage/);
+    await expect(page.getByRole('status').filter({ hasText: /Persistent storage granted|declined persistent storage/ })).toBeVisible();
     const now = await page.evaluate(() => navigator.storage.persisted());
     await expect(storage).toContainText(now ? 'Persistent storage: granted' : 'Persistent storage: not granted');
   }
