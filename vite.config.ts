@@ -3,18 +3,31 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { packSnapshot } from './src/lib/snapshot-codec.ts';
 import { makeSnapshot, snapshotFileName } from './workers/runtime/snapshot.ts';
 
 const pyodideDir = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json')));
 // The Pyodide core the worker loads at run time: served from our own origin, never a CDN.
 const PYODIDE_FILES = ['pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json', 'pyodide.mjs'];
+// Served beside the originals as `<name>.gz` and decoded by the app as they stream
+// (src/lib/gunzip.ts): many static hosts send .wasm uncompressed, and gzip takes Pyodide's
+// wasm from 9.6 to 3.6 MB.
+const GZIPPED_FILES = ['pyodide.asm.wasm'];
 const MIME: Record<string, string> = {
   '.mjs': 'text/javascript',
   '.wasm': 'application/wasm',
   '.zip': 'application/zip',
   '.json': 'application/json',
+  '.gz': 'application/gzip',
 };
+
+const gzipped = new Map<string, Buffer>();
+/** A core file compressed once per process (the build, or a dev server serving it). */
+function gzippedCoreFile(name: string): Buffer {
+  if (!gzipped.has(name)) gzipped.set(name, gzipSync(readFileSync(path.join(pyodideDir, name)), { level: 9 }));
+  return gzipped.get(name)!;
+}
 
 // Cross-origin isolation gives the worker SharedArrayBuffer, which Pyodide's interrupt buffer needs.
 export const isolationHeaders = {
@@ -26,6 +39,12 @@ export const isolationHeaders = {
 function pyodideCore(): Plugin {
   const serve = (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => {
     const name = (req.url ?? '').split('?')[0].replace(/^\/pyodide\//, '');
+    if (GZIPPED_FILES.some((file) => name === `${file}.gz`)) {
+      res.setHeader('Content-Type', MIME['.gz']);
+      res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+      res.end(gzippedCoreFile(name.slice(0, -'.gz'.length)));
+      return;
+    }
     if (!PYODIDE_FILES.includes(name)) return next();
     const file = path.join(pyodideDir, name);
     if (!existsSync(file)) return next();
@@ -35,6 +54,10 @@ function pyodideCore(): Plugin {
   };
   return {
     name: 'pytabs-pyodide-core',
+    // Every start needs the wasm: the browser fetches it while the app's script loads (src/lib/sessions/snapshot-cache.ts).
+    transformIndexHtml: () => [
+      { tag: 'link', attrs: { rel: 'preload', href: './pyodide/pyodide.asm.wasm.gz', as: 'fetch', crossorigin: 'anonymous' }, injectTo: 'head' },
+    ],
     configureServer(server) {
       server.middlewares.use('/pyodide/', (req, res, next) => serve({ url: '/pyodide' + (req.url ?? '') }, res, next));
     },
@@ -45,6 +68,7 @@ function pyodideCore(): Plugin {
       for (const name of PYODIDE_FILES) {
         this.emitFile({ type: 'asset', fileName: `pyodide/${name}`, source: readFileSync(path.join(pyodideDir, name)) });
       }
+      for (const name of GZIPPED_FILES) this.emitFile({ type: 'asset', fileName: `pyodide/${name}.gz`, source: gzippedCoreFile(name) });
     },
   };
 }
@@ -52,6 +76,7 @@ function pyodideCore(): Plugin {
 /**
  * Emits `pyodide/snapshot-<key>.bin` (named in `pyodide/snapshot.json`): a Pyodide booted in Node with the session runtime
  * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts); its zero pages left out (src/lib/snapshot-codec.ts), about 15 MB of 31.
+ * A first visit fetches it only when the link makes that pay (src/lib/sessions/snapshot-source.ts).
  * Build only: the dev server has none, so its workers boot the plain way.
  */
 function pyodideSnapshot(): Plugin {
@@ -62,25 +87,29 @@ function pyodideSnapshot(): Plugin {
         .filter((name) => name.endsWith('.py'))
         .map((name) => [name, readFileSync(path.join(sourceDir, name), 'utf8')]),
     );
+  // Made once per build: the page's HTML names it and its size, and the bundle holds it.
+  let made: Promise<{ file: string; packed: Uint8Array }> | null = null;
+  const snapshot = () =>
+    (made ??= (async () => {
+      const files = sources();
+      return { file: await snapshotFileName(files), packed: packSnapshot(await makeSnapshot(files)) };
+    })());
   return {
     name: 'pytabs-pyodide-snapshot',
     apply: 'build',
-    // The page names the snapshot and has the browser fetch it while the app's script loads:
-    // every start waits for it, and fetching it from the app's code began ~100 ms later.
+    // The page names the snapshot and its size: whether fetching it pays depends on the size.
     async transformIndexHtml() {
-      const file = await snapshotFileName(sources());
+      const { file, packed } = await snapshot();
       return [
-        { tag: 'meta', attrs: { name: 'pytabs-snapshot', content: file }, injectTo: 'head' },
+        { tag: 'meta', attrs: { name: 'pytabs-snapshot', content: file, 'data-bytes': String(packed.byteLength) }, injectTo: 'head' },
         { tag: 'link', attrs: { rel: 'preload', href: `./pyodide/${file}`, as: 'fetch', crossorigin: 'anonymous' }, injectTo: 'head' },
       ];
     },
     async generateBundle() {
-      const files = sources();
-      const snapshot = await makeSnapshot(files);
-      const file = await snapshotFileName(files);
-      this.emitFile({ type: 'asset', fileName: `pyodide/${file}`, source: packSnapshot(snapshot) });
-      // Names it for a page whose HTML does not (src/lib/sessions/snapshot-cache.ts).
-      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file }) });
+      const { file, packed } = await snapshot();
+      this.emitFile({ type: 'asset', fileName: `pyodide/${file}`, source: packed });
+      // Names it for a page whose HTML does not (src/lib/sessions/snapshot-source.ts).
+      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file, bytes: packed.byteLength }) });
     },
   };
 }
