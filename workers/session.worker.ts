@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
-import { fetchStep, watchFetches } from '../src/lib/fetch-progress';
+import { fetchStep } from '../src/lib/fetch-progress';
 import type { PageSnapshot, SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
@@ -49,12 +49,13 @@ const api: SessionWorkerApi = {
     say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
     // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.
-    const unwatch = watchFetches((p) => say(fetchStep(p)));
     let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, wasm.value);
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
+        compiled: wasm.value,
+        onFetch: (p) => say(fetchStep(p)),
+      });
     } finally {
-      unwatch();
       snapshot = null;
     }
     const { pyodide, ...how } = loaded;

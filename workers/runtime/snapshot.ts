@@ -1,6 +1,7 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
 import { unpackSnapshot } from '../../src/lib/snapshot-codec';
-import { requestURL } from '../../src/lib/fetch-progress';
+import type { FetchProgress } from '../../src/lib/fetch-progress';
+import { interceptLoad } from './load-fetches';
 import type { PageSnapshot } from '../../src/lib/worker-api';
 
 /*
@@ -97,6 +98,14 @@ async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
 /** Raised into loadPyodide instead of a snapshot when there is none, so the plain load follows. */
 class NoSnapshot extends Error {}
 
+/** How a worker's load gets its wasm and reports its downloads. */
+export interface LoadOptions {
+  /** Pyodide's wasm as the page compiled it (a browser worker); without it Pyodide fetches its own. */
+  compiled?: Promise<WebAssembly.Module | undefined>;
+  /** Hears each download of the load as it streams. */
+  onFetch?: (progress: FetchProgress) => void;
+}
+
 /**
  * A Pyodide for one session: restored from the build's snapshot when it is served beside
  * the core (or handed over by the page), else (or if restoring fails) booted the plain way.
@@ -108,14 +117,13 @@ export async function loadSessionPyodide(
   sources: RuntimeSources,
   /** The snapshot as the page fetched it; used only if it is this runtime's. */
   given?: PageSnapshot | Promise<PageSnapshot | undefined>,
-  /** Pyodide's wasm as the page compiled it (a browser worker); without it Pyodide fetches its own. */
-  compiled?: Promise<WebAssembly.Module | undefined>,
+  { compiled, onFetch }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
-  const wasm = compiled ? useCompiledWasm(config.indexURL, compiled) : null;
+  const fetches = interceptLoad(config.indexURL, { compiled, onFetch });
   try {
-    return { ...(await loadWithSnapshot(config, sources, given)), wasm: wasm?.used() ? 'page' : 'fetched' };
+    return { ...(await loadWithSnapshot(config, sources, given)), wasm: fetches.wasmUsed() ? 'page' : 'fetched' };
   } finally {
-    wasm?.restore();
+    fetches.restore();
   }
 }
 
@@ -148,48 +156,6 @@ async function loadWithSnapshot(
     const plain = await loadPyodide(config);
     return error instanceof NoSnapshot ? { pyodide: plain, snapshot: 'none' } : { pyodide: plain, snapshot: 'fallback', snapshotError: String(error) };
   }
-}
-
-/**
- * Makes Pyodide instantiate the page's compiled module instead of its own download, for the
- * length of one load. Pyodide (314) fetches `pyodide.asm.wasm` with `fetch` when the load
- * begins and hands the response to `WebAssembly.instantiateStreaming`: this answers that
- * fetch once the page said whether it has a module (with an empty stand-in if it has) and
- * instantiates the module in place of the stand-in. Should Pyodide load its wasm another
- * way, neither hook is reached and the load goes on as before, only slower; the report's
- * `wasm: 'page'` (checked end to end) says whether the module was used.
- */
-export function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.Module | undefined>): { used: () => boolean; restore: () => void } {
-  const wasmURL = new URL('pyodide.asm.wasm', indexURL).href;
-  const { fetch: originalFetch } = globalThis;
-  const originalInstantiate = WebAssembly.instantiateStreaming;
-  const standIn = new Response(new Uint8Array(0), { headers: { 'Content-Type': 'application/wasm' } });
-  let module: WebAssembly.Module | undefined;
-  let used = false;
-  globalThis.fetch = async (input, init) => {
-    if (requestURL(input) === wasmURL) {
-      module = await compiled.catch(() => undefined);
-      if (module) return standIn;
-    }
-    return originalFetch(input, init);
-  };
-  WebAssembly.instantiateStreaming = async (source, imports) => {
-    // Pyodide passes the fetch's promise, which the hook above settles only once the page
-    // said whether it has a module: look at `module` after it, not before.
-    const response = await source;
-    if (response === standIn && module) {
-      used = true;
-      return { module, instance: await WebAssembly.instantiate(module, imports) };
-    }
-    return originalInstantiate(response, imports);
-  };
-  return {
-    used: () => used,
-    restore: () => {
-      globalThis.fetch = originalFetch;
-      WebAssembly.instantiateStreaming = originalInstantiate;
-    },
-  };
 }
 
 /**
