@@ -8,11 +8,12 @@ export const LINKS = {
 };
 
 /**
- * A page in `context` whose requests go over `link`. The page's CDP session throttles its
+ * A page in `context` whose requests go over `link` (none: localhost as it is). The page's CDP session throttles its
  * dedicated workers' fetches too (but does not report their bytes: the server counts them).
  */
 async function pageOnLink(context, link) {
   const page = await context.newPage();
+  if (!link) return page;
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   const bytesPerSecond = (link.mbps * 1e6) / 8;
