@@ -75,7 +75,8 @@ function pyodideCore(): Plugin {
 
 /**
  * Emits `pyodide/snapshot-<key>.bin` (named in `pyodide/snapshot.json`): a Pyodide booted in Node with the session runtime
- * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts); its zero pages left out (src/lib/snapshot-codec.ts), about 15 MB of 31.
+ * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts); its zero pages left out (src/lib/snapshot-codec.ts), about 15 MB of 31,
+ * and a gzip copy of that (6.3 MB).
  * A first visit fetches it only when the link makes that pay (src/lib/sessions/snapshot-source.ts).
  * Build only: the dev server has none, so its workers boot the plain way.
  */
@@ -88,28 +89,30 @@ function pyodideSnapshot(): Plugin {
         .map((name) => [name, readFileSync(path.join(sourceDir, name), 'utf8')]),
     );
   // Made once per build: the page's HTML names it and its size, and the bundle holds it.
-  let made: Promise<{ file: string; packed: Uint8Array }> | null = null;
+  let made: Promise<{ file: string; packed: Uint8Array; gzipped: Uint8Array }> | null = null;
   const snapshot = () =>
     (made ??= (async () => {
       const files = sources();
-      return { file: await snapshotFileName(files), packed: packSnapshot(await makeSnapshot(files)) };
+      const packed = packSnapshot(await makeSnapshot(files));
+      return { file: await snapshotFileName(files), packed, gzipped: gzipSync(packed, { level: 9 }) };
     })());
   return {
     name: 'pytabs-pyodide-snapshot',
     apply: 'build',
-    // The page names the snapshot and its size: whether fetching it pays depends on the size.
+    // The page names the snapshot and the size of its gzip copy, which it downloads (and
+    // decodes as it streams) when that pays: whether it does depends on the size. Not
+    // preloaded: a first visit on a slow link must not download it at all.
     async transformIndexHtml() {
-      const { file, packed } = await snapshot();
-      return [
-        { tag: 'meta', attrs: { name: 'pytabs-snapshot', content: file, 'data-bytes': String(packed.byteLength) }, injectTo: 'head' },
-        { tag: 'link', attrs: { rel: 'preload', href: `./pyodide/${file}`, as: 'fetch', crossorigin: 'anonymous' }, injectTo: 'head' },
-      ];
+      const { file, gzipped } = await snapshot();
+      return [{ tag: 'meta', attrs: { name: 'pytabs-snapshot', content: file, 'data-bytes': String(gzipped.byteLength) }, injectTo: 'head' }];
     },
     async generateBundle() {
-      const { file, packed } = await snapshot();
+      const { file, packed, gzipped } = await snapshot();
+      // The plain file is what a worker fetches itself when its page has no snapshot to give.
       this.emitFile({ type: 'asset', fileName: `pyodide/${file}`, source: packed });
+      this.emitFile({ type: 'asset', fileName: `pyodide/${file}.gz`, source: gzipped });
       // Names it for a page whose HTML does not (src/lib/sessions/snapshot-source.ts).
-      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file, bytes: packed.byteLength }) });
+      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file, bytes: gzipped.byteLength }) });
     },
   };
 }

@@ -20,7 +20,7 @@ function handedOver<T>(): { value: Promise<T | undefined>; give: (value: T | und
 // The page's snapshot and its compiled wasm: Pyodide fetches its script and standard library
 // meanwhile and needs them only to instantiate. The snapshot is dropped once Python is
 // loaded: a resolved promise (and its resolve function) keeps its 31 MB while it is held.
-let snapshot: ReturnType<typeof handedOver<PageSnapshot>> | null = handedOver();
+let snapshot: ReturnType<typeof handedOver<PageSnapshot | null>> | null = handedOver();
 const wasm = handedOver<WebAssembly.Module>();
 
 function current(): WorkerSession {
@@ -66,7 +66,7 @@ const api: SessionWorkerApi = {
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     return { ...(await session.start(stored, say)), loadMs, ...how };
   },
-  async supplySnapshot(given: PageSnapshot | undefined) {
+  async supplySnapshot(given: PageSnapshot | null | undefined) {
     snapshot?.give(given);
   },
   async supplyWasm(module: WebAssembly.Module | undefined) {

@@ -1,6 +1,9 @@
 // First visits over a throttled link, for the bench's N rows: the app and a bare
 // `loadPyodide` worker, each in a fresh browser context (an empty profile and HTTP cache).
 
+/** No wait of a visit may hang the bench: the slowest visit seen here took about a minute. */
+const VISIT_TIMEOUT_MS = 300_000;
+
 /** The links of the N rows: CDP's emulation of a link's bandwidth and round-trip time. */
 export const LINKS = {
   school: { name: '20 Mbps / 40 ms', mbps: 20, rttMs: 40 },
@@ -13,6 +16,9 @@ export const LINKS = {
  */
 async function pageOnLink(context, link) {
   const page = await context.newPage();
+  page.setDefaultTimeout(VISIT_TIMEOUT_MS);
+  page.on('pageerror', (e) => console.error('[bench] page error:', e.message));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && console.error('[bench] worker error:', m.text())));
   if (!link) return page;
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -24,6 +30,13 @@ async function pageOnLink(context, link) {
     uploadThroughput: bytesPerSecond,
   });
   return page;
+}
+
+/** `promise`, or a failure naming `what` once the visit's time is up (page.evaluate itself never times out). */
+function inTime(promise, what) {
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${VISIT_TIMEOUT_MS} ms`)), VISIT_TIMEOUT_MS)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Waits until `ms` have passed since the page's navigation began. */
@@ -41,9 +54,9 @@ export async function bareFirstVisit(browser, server, link, { idleMs } = {}) {
   try {
     const page = await pageOnLink(context, link);
     const counted = server.measure();
-    await page.goto(`${server.origin}/bench/?cold`, { timeout: 0 });
-    await page.waitForFunction(() => Boolean(window.coldLoad), null, { timeout: 0 });
-    const ms = await page.evaluate(() => window.coldLoad);
+    await page.goto(`${server.origin}/bench/?cold`, { timeout: VISIT_TIMEOUT_MS });
+    await page.waitForFunction(() => Boolean(window.coldLoad), null, { timeout: VISIT_TIMEOUT_MS });
+    const ms = await inTime(page.evaluate(() => window.coldLoad), 'the bare load');
     const loaded = counted();
     if (!idleMs) return { ms, ...loaded };
     await untilPageTime(page, idleMs);
@@ -63,15 +76,15 @@ export async function appFirstVisit(browser, server, link, defineHelpers) {
     await context.addInitScript(defineHelpers);
     const page = await pageOnLink(context, link);
     const counted = server.measure();
-    await page.goto(`${server.origin}/`, { timeout: 0 });
-    await page.waitForFunction(() => Boolean(window.pytabs), null, { timeout: 0 });
-    const first = await page.evaluate(async () => {
+    await page.goto(`${server.origin}/`, { timeout: VISIT_TIMEOUT_MS });
+    await page.waitForFunction(() => Boolean(window.pytabs), null, { timeout: VISIT_TIMEOUT_MS });
+    const first = await inTime(page.evaluate(async () => {
       const id = await window.firstSession();
       const report = await window.untilOwned(() => window.pytabs.startSession(id));
       const r = await window.pytabs.run(id, 'pass');
       if (r.status !== 'ok') throw new Error(JSON.stringify(r));
       return { ms: performance.now(), snapshot: report.snapshot ?? 'none' };
-    });
+    }), "the app's first run");
     return { ...first, ...counted() };
   } finally {
     await context.close();
@@ -88,7 +101,7 @@ export async function appIdleVisit(browser, server, link, idleMs) {
   try {
     const page = await pageOnLink(context, link);
     const counted = server.measure();
-    await page.goto(`${server.origin}/`, { timeout: 0 });
+    await page.goto(`${server.origin}/`, { timeout: VISIT_TIMEOUT_MS });
     await untilPageTime(page, idleMs);
     const idle = counted();
     const status = await page.evaluate(async () => (await window.pytabs?.listSessions())?.[0]?.status);

@@ -29,8 +29,7 @@ const COMLINK = fileURLToPath(import.meta.resolve('comlink/dist/esm/comlink.mjs'
  * `gzip: true` answers like a host that compresses (gzip -6, `Content-Encoding`) every file
  * but archives; by default nothing is compressed on the way, as many static hosts serve
  * `.wasm` and `.bin`. `measure()` counts what the server sent from then on: every byte
- * written to the sockets (headers included), and the bodies by path (as read from disk,
- * so within a buffer of what went out).
+ * written to the sockets (headers included), and the same by path.
  */
 export function serve(distDir, { gzip = false } = {}) {
   const routes = (url) => {
@@ -78,16 +77,13 @@ export function serve(distDir, { gzip = false } = {}) {
       'Cache-Control': 'no-cache',
       'Last-Modified': modified,
     });
-    const count = (n) => bodies.set(url, (bodies.get(url) ?? 0) + n);
-    if (body) {
-      count(body.length);
-      res.end(body);
-      return;
-    }
-    // Counted as read: a download the browser gives up stops being read.
-    createReadStream(file)
-      .on('data', (chunk) => count(chunk.length))
-      .pipe(res);
+    // What this response put on its socket, headers included, counted when it ends or is given up
+    // (HTTP/1.1: one response at a time per socket).
+    const { socket } = res;
+    const before = socket?.bytesWritten ?? 0;
+    res.on('close', () => bodies.set(url, (bodies.get(url) ?? 0) + (socket?.bytesWritten ?? before) - before));
+    if (body) res.end(body);
+    else createReadStream(file).pipe(res);
   });
   server.on('connection', (socket) => {
     sockets.add(socket);

@@ -125,6 +125,23 @@ describe('memory snapshot', () => {
     expect(none.pyodide.runPython('6 * 7')).toBe(42);
   });
 
+  it('boots plainly, looking for no snapshot, when the page chose that (null)', async () => {
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      asked.push(String(url));
+      return new Response(new Blob([packed as Uint8Array<ArrayBuffer>]));
+    });
+    const chose = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, Promise.resolve(null));
+    expect(chose.snapshot).toBe('none');
+    expect(chose.pyodide.runPython('6 * 7')).toBe(42);
+    // Also when the page's answer comes while Pyodide loads.
+    let hand!: (snapshot: null) => void;
+    const later = loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, new Promise((resolve) => (hand = resolve)));
+    setTimeout(() => hand(null), 20);
+    expect((await later).snapshot).toBe('none');
+    expect(asked.filter((url) => url.includes('snapshot-'))).toEqual([]);
+  });
+
   it("lets go of the snapshot's bytes once restored, where Pyodide would keep them for good", async () => {
     serveFiles({});
     const file = await snapshotFileName(RUNTIME_SOURCES);

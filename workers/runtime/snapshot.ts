@@ -61,8 +61,14 @@ export async function snapshotFileName(sources: RuntimeSources): Promise<string>
   return `snapshot-${hex}.bin`;
 }
 
-/** Boots a Pyodide, imports the runtime and returns its memory snapshot (Node, build time). */
-export async function makeSnapshot(sources: RuntimeSources, options: { indexURL?: string } = {}): Promise<Uint8Array> {
+/**
+ * Boots a Pyodide, imports the runtime and returns its memory snapshot: at build time in
+ * Node, and on a device whose first visit did not download the build's (workers/snapshot.worker.ts).
+ */
+export async function makeSnapshot(
+  sources: RuntimeSources,
+  options: Pick<NonNullable<Parameters<typeof loadPyodide>[0]>, 'indexURL' | 'createPyodideModule'> = {},
+): Promise<Uint8Array> {
   const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
   pyodide.FS.mkdirTree(`${RUNTIME_DIR}/pytabs`);
   for (const [name, text] of Object.entries(sources)) pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/${name}`, text);
@@ -95,6 +101,14 @@ async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
   return unpackSnapshot(new Uint8Array(await response.arrayBuffer()));
 }
 
+const PENDING = Symbol('pending');
+
+/** What `value` resolved to if it has already settled (undefined if it failed), else PENDING. */
+function settledValue<T>(value: T | Promise<T>): Promise<T | undefined | typeof PENDING> {
+  const later = new Promise<typeof PENDING>((resolve) => setTimeout(resolve, 0, PENDING));
+  return Promise.race([Promise.resolve(value).catch(() => undefined), later]);
+}
+
 /** Raised into loadPyodide instead of a snapshot when there is none, so the plain load follows. */
 class NoSnapshot extends Error {}
 
@@ -107,16 +121,17 @@ export interface LoadOptions {
 }
 
 /**
- * A Pyodide for one session: restored from the build's snapshot when it is served beside
- * the core (or handed over by the page), else (or if restoring fails) booted the plain way.
- * `given` may still be on its way: Pyodide starts fetching its script, wasm and standard
- * library at once and waits for the snapshot only when it instantiates the wasm.
+ * A Pyodide for one session: restored from the snapshot the page hands over (or, when the
+ * page has none, the build's if it is served beside the core), else (or if restoring fails)
+ * booted the plain way; null from the page means boot plainly. `given` may still be on its
+ * way: Pyodide starts fetching its script, wasm and standard library at once and waits for
+ * the snapshot only when it instantiates the wasm.
  */
 export async function loadSessionPyodide(
   config: LoadConfig,
   sources: RuntimeSources,
-  /** The snapshot as the page fetched it; used only if it is this runtime's. */
-  given?: PageSnapshot | Promise<PageSnapshot | undefined>,
+  /** The snapshot as the page has it; used only if it is this runtime's. */
+  given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
   { compiled, onFetch }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
   const fetches = interceptLoad(config.indexURL, { compiled, onFetch });
@@ -130,14 +145,18 @@ export async function loadSessionPyodide(
 async function loadWithSnapshot(
   config: LoadConfig,
   sources: RuntimeSources,
-  given?: PageSnapshot | Promise<PageSnapshot | undefined>,
+  given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
 ): Promise<Omit<LoadedPyodide, 'wasm'>> {
+  // A page that already chose a plain boot: no snapshot attempt, whose downloads the plain
+  // load would then ask for again.
+  if ((await settledValue(given)) === null) return { pyodide: await loadPyodide(config), snapshot: 'none' };
   const bytes = (async (): Promise<Uint8Array> => {
     let found: Uint8Array | null = null;
     try {
       const [file, handed] = await Promise.all([snapshotFileName(sources), given]);
+      // null: the page chose a plain boot, as fetching the build's snapshot would not pay on its link.
       // indexURL ends with '/' (a URL in the browser, a directory in Node).
-      found = handed?.file === file ? handed.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
+      if (handed !== null) found = handed?.file === file ? handed.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
     } catch {
       // Offline without it in the cache, or no snapshot served: the plain load needs neither.
     }

@@ -10,7 +10,7 @@ import { formatBytes } from '../chat/format';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostEnv, type HostState } from './host';
 import { WorkerPool } from './pool';
-import { pageSnapshot, pageWasm } from './snapshot-cache';
+import { keepStartSnapshot, pageSnapshot, pageWasm } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 import { RunCounts } from './run-counts';
@@ -226,6 +226,7 @@ export class SessionManager {
       packageIndexURL: () => this.packageIndexURL(),
       snapshot: (watch) => pageSnapshot(this.indexURL, watch),
       wasm: (watch) => pageWasm(this.indexURL, watch),
+      afterStart: (report) => keepStartSnapshot(this.indexURL, report),
     };
   }
 
