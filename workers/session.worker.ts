@@ -5,6 +5,7 @@ import type { PageSnapshot, SessionWorkerApi, StartOptions, StartProgress } from
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { readStoredSession, WorkerSession, type StoredSession } from './runtime/session';
+import { pyodideScript } from './runtime/pyodide-script';
 import { loadSessionPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
@@ -54,6 +55,7 @@ const api: SessionWorkerApi = {
       loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
         compiled: wasm.value,
         onFetch: (p) => say(fetchStep(p)),
+        script: pyodideScript(options.indexURL),
       });
     } finally {
       snapshot = null;

@@ -1,9 +1,9 @@
 import * as Comlink from 'comlink';
-import type { loadPyodide } from 'pyodide';
 import { keepLocalSnapshot } from '../src/lib/local-snapshot';
 import { packSnapshot } from '../src/lib/snapshot-codec';
 import type { SnapshotMakerApi } from '../src/lib/worker-api';
 import { interceptLoad } from './runtime/load-fetches';
+import { pyodideScript, type CreatePyodideModule } from './runtime/pyodide-script';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { makeSnapshot, snapshotFileName } from './runtime/snapshot';
 
@@ -11,20 +11,18 @@ import { makeSnapshot, snapshotFileName } from './runtime/snapshot';
 // way the build makes it (nothing else happens in its Python first: the snapshot would fail
 // after a package load or with a JS object held), keeps it, and is then terminated.
 
-type CreateModule = NonNullable<NonNullable<Parameters<typeof loadPyodide>[0]>['createPyodideModule']>;
-
 let giveWasm: (module: WebAssembly.Module | undefined) => void = () => undefined;
 const wasm = new Promise<WebAssembly.Module | undefined>((resolve) => (giveWasm = resolve));
 
 const api: SnapshotMakerApi = {
   async make(indexURL, booting) {
     const fetches = interceptLoad(indexURL, { compiled: wasm });
-    // Pyodide's module script, imported as Pyodide would, so that its settings can be watched:
-    // Emscripten counts the files it still waits for (the standard library, the wasm), and
-    // when none is left the boot, all processor work, begins.
-    const script = import(/* @vite-ignore */ new URL('pyodide.asm.mjs', indexURL).href) as Promise<{ default: CreateModule }>;
+    // Pyodide's module script, imported here so that its settings can be watched: Emscripten
+    // counts the files it still waits for (the standard library, the wasm), and when none is
+    // left the boot, all processor work, begins.
+    const script = pyodideScript(indexURL);
     let waited = false;
-    const createPyodideModule: CreateModule = async (settings) => {
+    const createPyodideModule: CreatePyodideModule = async (settings) => {
       (settings as { monitorRunDependencies?: (left: number) => void }).monitorRunDependencies = (left) => {
         if (left > 0) waited = true;
         else if (waited) {
@@ -32,7 +30,7 @@ const api: SnapshotMakerApi = {
           void Promise.resolve(booting()).catch(() => undefined);
         }
       };
-      return (await script).default(settings);
+      return (await script)(settings);
     };
     let bytes: Uint8Array<ArrayBuffer>;
     try {

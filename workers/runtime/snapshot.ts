@@ -2,6 +2,7 @@ import { loadPyodide, version, type PyodideInterface } from 'pyodide';
 import { unpackSnapshot } from '../../src/lib/snapshot-codec';
 import type { FetchProgress } from '../../src/lib/fetch-progress';
 import { interceptLoad } from './load-fetches';
+import type { CreatePyodideModule } from './pyodide-script';
 import type { PageSnapshot } from '../../src/lib/worker-api';
 
 /*
@@ -118,6 +119,8 @@ export interface LoadOptions {
   compiled?: Promise<WebAssembly.Module | undefined>;
   /** Hears each download of the load as it streams. */
   onFetch?: (progress: FetchProgress) => void;
+  /** Pyodide's module script, imported while the rest loads (pyodide-script.ts); without it Pyodide imports its own. */
+  script?: Promise<CreatePyodideModule>;
 }
 
 /**
@@ -132,11 +135,13 @@ export async function loadSessionPyodide(
   sources: RuntimeSources,
   /** The snapshot as the page has it; used only if it is this runtime's. */
   given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
-  { compiled, onFetch }: LoadOptions = {},
+  { compiled, onFetch, script }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
   const fetches = interceptLoad(config.indexURL, { compiled, onFetch });
+  // Pyodide asks for the factory only once it has the snapshot: the import is under way by then.
+  const withScript: LoadConfig = script ? { ...config, createPyodideModule: async (settings) => (await script)(settings) } : config;
   try {
-    return { ...(await loadWithSnapshot(config, sources, given)), wasm: fetches.wasmUsed() ? 'page' : 'fetched' };
+    return { ...(await loadWithSnapshot(withScript, sources, given)), wasm: fetches.wasmUsed() ? 'page' : 'fetched' };
   } finally {
     fetches.restore();
   }
