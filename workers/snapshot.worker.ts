@@ -39,7 +39,8 @@ const api: SnapshotMakerApi = {
       fetches.restore();
     }
     const file = await snapshotFileName(RUNTIME_SOURCES);
-    await keepLocalSnapshot(indexURL, file, packSnapshot(bytes));
+    // Kept if the device lets it (a full quota does not): the page uses it either way.
+    await keepLocalSnapshot(indexURL, file, packSnapshot(bytes)).catch(() => undefined);
     return Comlink.transfer({ file, bytes }, [bytes.buffer]);
   },
   async supplyWasm(module) {
