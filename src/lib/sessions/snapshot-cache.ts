@@ -168,7 +168,6 @@ function whenIdle(task: () => Promise<void>): void {
   else setTimeout(run, 200);
 }
 
-
 /**
  * Pyodide's wasm compiled by the page, once, as soon as the app opens: each worker it starts
  * gets the module and instantiates it (workers/runtime/snapshot.ts), instead of downloading
