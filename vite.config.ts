@@ -4,18 +4,31 @@ import { VitePWA } from 'vite-plugin-pwa';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { packSnapshot } from './src/lib/snapshot-codec.ts';
 import { makeSnapshot, snapshotFileName } from './workers/runtime/snapshot.ts';
 
 const pyodideDir = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json')));
 // The Pyodide core the worker loads at run time: served from our own origin, never a CDN.
 const PYODIDE_FILES = ['pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json', 'pyodide.mjs'];
+// Served beside the originals as `<name>.gz` and decoded by the app as they stream
+// (src/lib/gunzip.ts): many static hosts send .wasm and .mjs uncompressed, and gzip takes
+// Pyodide's wasm from 9.6 to 3.6 MB and its module script from 1.25 to 0.26 MB.
+const GZIPPED_FILES = ['pyodide.asm.wasm', 'pyodide.asm.mjs'];
 const MIME: Record<string, string> = {
   '.mjs': 'text/javascript',
   '.wasm': 'application/wasm',
   '.zip': 'application/zip',
   '.json': 'application/json',
+  '.gz': 'application/gzip',
 };
+
+const gzipped = new Map<string, Buffer>();
+/** A core file compressed once per process (the build, or a dev server serving it). */
+function gzippedCoreFile(name: string): Buffer {
+  if (!gzipped.has(name)) gzipped.set(name, gzipSync(readFileSync(path.join(pyodideDir, name)), { level: 9 }));
+  return gzipped.get(name)!;
+}
 
 // Cross-origin isolation gives the worker SharedArrayBuffer, which Pyodide's interrupt buffer needs.
 export const isolationHeaders = {
@@ -27,6 +40,12 @@ export const isolationHeaders = {
 function pyodideCore(): Plugin {
   const serve = (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => {
     const name = (req.url ?? '').split('?')[0].replace(/^\/pyodide\//, '');
+    if (GZIPPED_FILES.some((file) => name === `${file}.gz`)) {
+      res.setHeader('Content-Type', MIME['.gz']);
+      res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+      res.end(gzippedCoreFile(name.slice(0, -'.gz'.length)));
+      return;
+    }
     if (!PYODIDE_FILES.includes(name)) return next();
     const file = path.join(pyodideDir, name);
     if (!existsSync(file)) return next();
@@ -36,6 +55,10 @@ function pyodideCore(): Plugin {
   };
   return {
     name: 'pytabs-pyodide-core',
+    // Every start needs the wasm: the browser fetches it while the app's script loads (src/lib/sessions/snapshot-cache.ts).
+    transformIndexHtml: () => [
+      { tag: 'link', attrs: { rel: 'preload', href: './pyodide/pyodide.asm.wasm.gz', as: 'fetch', crossorigin: 'anonymous' }, injectTo: 'head' },
+    ],
     configureServer(server) {
       server.middlewares.use('/pyodide/', (req, res, next) => serve({ url: '/pyodide' + (req.url ?? '') }, res, next));
     },
@@ -46,13 +69,16 @@ function pyodideCore(): Plugin {
       for (const name of PYODIDE_FILES) {
         this.emitFile({ type: 'asset', fileName: `pyodide/${name}`, source: readFileSync(path.join(pyodideDir, name)) });
       }
+      for (const name of GZIPPED_FILES) this.emitFile({ type: 'asset', fileName: `pyodide/${name}.gz`, source: gzippedCoreFile(name) });
     },
   };
 }
 
 /**
  * Emits `pyodide/snapshot-<key>.bin` (named in `pyodide/snapshot.json`): a Pyodide booted in Node with the session runtime
- * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts); its zero pages left out (src/lib/snapshot-codec.ts), about 15 MB of 31.
+ * imported, which workers restore instead of booting Python (workers/runtime/snapshot.ts); its zero pages left out (src/lib/snapshot-codec.ts), about 15 MB of 31,
+ * and a gzip copy of that (6.3 MB).
+ * A first visit fetches it only when the link makes that pay (src/lib/sessions/snapshot-source.ts).
  * Build only: the dev server has none, so its workers boot the plain way.
  */
 function pyodideSnapshot(): Plugin {
@@ -63,25 +89,31 @@ function pyodideSnapshot(): Plugin {
         .filter((name) => name.endsWith('.py'))
         .map((name) => [name, readFileSync(path.join(sourceDir, name), 'utf8')]),
     );
+  // Made once per build: the page's HTML names it and its size, and the bundle holds it.
+  let made: Promise<{ file: string; packed: Uint8Array; gzipped: Uint8Array }> | null = null;
+  const snapshot = () =>
+    (made ??= (async () => {
+      const files = sources();
+      const packed = packSnapshot(await makeSnapshot(files));
+      return { file: await snapshotFileName(files), packed, gzipped: gzipSync(packed, { level: 9 }) };
+    })());
   return {
     name: 'pytabs-pyodide-snapshot',
     apply: 'build',
-    // The page names the snapshot and has the browser fetch it while the app's script loads:
-    // every start waits for it, and fetching it from the app's code began ~100 ms later.
+    // The page names the snapshot and the size of its gzip copy, which it downloads (and
+    // decodes as it streams) when that pays: whether it does depends on the size. Not
+    // preloaded: a first visit on a slow link must not download it at all.
     async transformIndexHtml() {
-      const file = await snapshotFileName(sources());
-      return [
-        { tag: 'meta', attrs: { name: 'pytabs-snapshot', content: file }, injectTo: 'head' },
-        { tag: 'link', attrs: { rel: 'preload', href: `./pyodide/${file}`, as: 'fetch', crossorigin: 'anonymous' }, injectTo: 'head' },
-      ];
+      const { file, gzipped } = await snapshot();
+      return [{ tag: 'meta', attrs: { name: 'pytabs-snapshot', content: file, 'data-bytes': String(gzipped.byteLength) }, injectTo: 'head' }];
     },
     async generateBundle() {
-      const files = sources();
-      const snapshot = await makeSnapshot(files);
-      const file = await snapshotFileName(files);
-      this.emitFile({ type: 'asset', fileName: `pyodide/${file}`, source: packSnapshot(snapshot) });
-      // Names it for a page whose HTML does not (src/lib/sessions/snapshot-cache.ts).
-      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file }) });
+      const { file, packed, gzipped } = await snapshot();
+      // The plain file is what a worker fetches itself when its page has no snapshot to give.
+      this.emitFile({ type: 'asset', fileName: `pyodide/${file}`, source: packed });
+      this.emitFile({ type: 'asset', fileName: `pyodide/${file}.gz`, source: gzipped });
+      // Names it for a page whose HTML does not (src/lib/sessions/snapshot-source.ts).
+      this.emitFile({ type: 'asset', fileName: 'pyodide/snapshot.json', source: JSON.stringify({ file, bytes: gzipped.byteLength }) });
     },
   };
 }
@@ -150,7 +182,18 @@ function serviceWorker() {
     manifest: false,
     injectManifest: {
       globPatterns: ['**/*'],
-      globIgnores: ['pyodide-packages/**', '**/*.map', '_headers', 'pyodide/pyodide.mjs'],
+      // The page fetches Pyodide's wasm and script as their .gz copies; the start snapshot it keeps
+      // itself (src/lib/local-snapshot.ts), whether it downloaded or made it.
+      globIgnores: [
+        'pyodide-packages/**',
+        '**/*.map',
+        '_headers',
+        'pyodide/pyodide.mjs',
+        'pyodide/pyodide.asm.wasm',
+        'pyodide/pyodide.asm.mjs',
+        'pyodide/snapshot-*.bin',
+        'pyodide/snapshot-*.bin.gz',
+      ],
       // The wasm (9.6 MB) and the start snapshot (15 MB) are what offline use needs most.
       maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
     },

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick] [-- --no-build]`: builds the app, serves it cross-origin isolated,
-// drives Debian's headless Chromium through `window.pytabs`, and prints every row of the
-// performance table as a ratio against a bare-Pyodide baseline measured in the same run.
+// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,net,gzip] [-- --json FILE]`: builds
+// the app, serves it cross-origin isolated, drives Debian's headless Chromium through
+// `window.pytabs`, and prints every row of the performance table as a ratio against a
+// bare-Pyodide baseline measured in the same run. `--only` picks groups of rows: `local`
+// (S1-W1, M1 on localhost), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
+// compressing server); `--dist` measures a build made elsewhere (A/B runs of two builds).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +14,15 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { rendererMemory } from './bench/memory.mjs';
+import { appFirstVisit, appIdleVisit, bareFirstVisit, LINKS } from './bench/network.mjs';
 import { serve } from './bench/server.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const QUICK = args.has('--quick');
+const GROUPS = new Set((option('--only') ?? 'local,net,gzip').split(','));
 /** Repetitions of every measurement; the table shows medians. */
 const REPS = QUICK ? 2 : 5;
 const ROUND_TRIPS = QUICK ? 15 : 40;
@@ -27,8 +34,11 @@ const WARMUP = { trips: 200, ms: QUICK ? 1000 : 3000 };
 // Measuring memory needs the eager measurement that measureUserAgentSpecificMemory otherwise delays.
 const BENCH_ARGS = [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'];
 // Its own build: others' builds into dist/ (tests, previews) must not change the app under measurement.
-const OUT_DIR = path.join(tmpdir(), 'pytabs-bench-dist');
+const OUT_DIR = option('--dist') ? path.resolve(option('--dist')) : path.join(tmpdir(), 'pytabs-bench-dist');
 const MB = 1024 * 1024;
+// The N rows' repetitions: every N2 visit takes about a minute on its link, every N4 visit a minute.
+const NET_REPS = { school: REPS, crowded: QUICK ? 0 : 3, idle: QUICK ? 0 : 2, gzip: QUICK ? 0 : 3 };
+const IDLE_MS = 60_000;
 // Room for R2's 50 MB value to be persisted for real (the default per-variable limit is 10 MB).
 const BENCH_LIMITS = { variableLimitBytes: 64 * MB, sessionLimitBytes: 256 * MB };
 
@@ -246,8 +256,109 @@ async function memoryRound(browser, origin) {
   return { one, twenty, live };
 }
 
+/** The local rows (S1-W1, M1): app and baselines alternating on localhost. */
+async function localRows(browser, origin) {
+  const samples = { cold: [], warm: [], comlink: [], S1: [], S2: [], S3: [], R1: [], R2: [], W1: [], mOne: [], mTwenty: [], pssOne: [], pssTwenty: [], live: [], snapshot: [] };
+  for (let rep = 0; rep < REPS; rep++) {
+    // Baseline and app alternate so that load from other work on the machine hits both alike.
+    const base = await baselines(browser, origin);
+    samples.cold.push(base.cold);
+    samples.warm.push(base.warm);
+    samples.comlink.push(base.roundTrip);
+    const app = await appRound(browser, origin);
+    for (const k of ['S1', 'S2', 'S3', 'R1', 'R2', 'W1']) samples[k].push(app[k]);
+    samples.snapshot.push(`S1 ${app.snapshotS1}, S2 ${app.snapshotS2}`);
+    log(`rep ${rep + 1}/${REPS}`, JSON.stringify({ ...base, ...app }, (_, v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v)));
+  }
+  const memReps = QUICK ? 1 : 3;
+  for (let rep = 0; rep < memReps; rep++) {
+    const m = await memoryRound(browser, origin);
+    samples.mOne.push(m.one.userAgent);
+    samples.mTwenty.push(m.twenty.userAgent);
+    samples.pssOne.push(m.one.pss);
+    samples.pssTwenty.push(m.twenty.pss);
+    samples.live.push(m.live);
+    log(`memory ${rep + 1}/${memReps}`, JSON.stringify(m));
+  }
+  const med = (k) => median(samples[k]);
+  const live = Math.max(...samples.live);
+  const rows = [
+    { id: 'S1', what: 'first session ever, until its first run returns', value: med('S1'), base: med('cold'), baseName: 'bare cold', target: 0.6 },
+    { id: 'S2', what: 'a new session, app used before', value: med('S2'), base: med('warm'), baseName: 'bare warm', target: 0.25 },
+    { id: 'S3', what: 'reopen after reload: 20 MB pickles + 5 imports', value: med('S3'), base: med('warm'), baseName: 'bare warm', target: 0.6 },
+    { id: 'R1', what: 'round trip of `pass` (queue, run, commit)', value: med('R1'), base: med('comlink'), baseName: 'bare Comlink', target: 3 },
+    { id: 'R2', what: 'R1 with an untouched 50 MB bytearray held', value: med('R2'), base: med('R1'), baseName: 'R1', target: 1.5 },
+    { id: 'W1', what: 'waking a sleeping session (a few variables, 2 imports, a def)', value: med('W1'), base: med('warm'), baseName: 'bare warm', target: 0.5 },
+    { id: 'M1', what: `20 sessions used, one in use: ${live} live workers (max 4)`, value: med('mTwenty') / MB, base: med('mOne') / MB, baseName: 'one session', target: 3, unit: 'MB', extra: live <= 4 },
+    { id: 'M1-pss', what: 'M1 as renderer PSS (/proc)', value: med('pssTwenty') / MB, base: med('pssOne') / MB, baseName: 'one session', target: 3, unit: 'MB', extra: live <= 4 },
+  ];
+  const notes = `Localhost: bare cold loadPyodide ${fmt(med('cold'))}, bare warm ${fmt(med('warm'))}, bare Comlink runPython('pass') ${fmt(med('comlink'))}. ` +
+    `Memory: performance.measureUserAgentSpecificMemory() (page and its workers), and the PSS of Chromium's renderer processes. ` +
+    `Snapshot: ${[...new Set(samples.snapshot)].join('; ')}. Medians of ${REPS} repetitions (M1: ${memReps}).`;
+  return { rows, samples, notes };
+}
+
+/** Bytes by file, largest first: "pyodide.asm.wasm 9.15, python_stdlib.zip 2.43" (MB). */
+function byFile(byPath) {
+  return Object.entries(byPath)
+    .sort((a, b) => b[1] - a[1])
+    .filter(([, n]) => n >= 10_000)
+    .map(([p, n]) => `${p.slice(p.lastIndexOf('/') + 1)} ${(n / MB).toFixed(2)}`)
+    .join(', ');
+}
+
+/**
+ * N1-N4: first visits over throttled links, app and bare alternating, each in a fresh
+ * context, bytes counted by the server. With `tag` (a compressing server) only N1 and N3.
+ */
+async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
+  const samples = { bareSchool: [], appSchool: [], bareBytes: [], appBytes: [], bareCrowded: [], appCrowded: [], bareIdle: [], appIdle: [], snapshot: [] };
+  let last = {};
+  for (let rep = 0; rep < reps; rep++) {
+    // The first `idle` bare visits are also left idle for a minute: after its load a bare page does nothing.
+    const bare = await bareFirstVisit(browser, server, LINKS.school, { idleMs: rep < idle ? IDLE_MS : undefined });
+    const app = await appFirstVisit(browser, server, LINKS.school, defineHelpers);
+    samples.bareSchool.push(bare.ms);
+    samples.appSchool.push(app.ms);
+    samples.bareBytes.push(bare.bytes);
+    samples.appBytes.push(app.bytes);
+    samples.snapshot.push(app.snapshot);
+    if (bare.idle) samples.bareIdle.push(bare.idle.bytes);
+    last = { bare: bare.byPath, app: app.byPath };
+    log(`${tag}N1/N3 ${rep + 1}/${reps}`, JSON.stringify({ bare: Math.round(bare.ms), app: Math.round(app.ms), bareMB: +(bare.bytes / MB).toFixed(2), appMB: +(app.bytes / MB).toFixed(2), snapshot: app.snapshot }));
+  }
+  for (let rep = 0; rep < crowded; rep++) {
+    const bare = await bareFirstVisit(browser, server, LINKS.crowded);
+    const app = await appFirstVisit(browser, server, LINKS.crowded, defineHelpers);
+    samples.bareCrowded.push(bare.ms);
+    samples.appCrowded.push(app.ms);
+    log(`${tag}N2 ${rep + 1}/${crowded}`, JSON.stringify({ bare: Math.round(bare.ms), app: Math.round(app.ms), appMB: +(app.bytes / MB).toFixed(2), snapshot: app.snapshot }));
+  }
+  for (let rep = 0; rep < idle; rep++) {
+    const app = await appIdleVisit(browser, server, LINKS.school, IDLE_MS);
+    samples.appIdle.push(app.bytes);
+    last.idle = app.byPath;
+    log(`${tag}N4 ${rep + 1}/${idle}`, JSON.stringify({ appMB: +(app.bytes / MB).toFixed(2), bareMB: +((samples.bareIdle[rep] ?? 0) / MB).toFixed(2) }));
+  }
+  const med = (k) => median(samples[k]);
+  const school = LINKS.school.name;
+  const suffix = tag ? ` (${tag.trim()})` : '';
+  const rows = [
+    { id: `N1${suffix}`, what: `first session ever at ${school}, until its first run returns`, value: med('appSchool'), base: med('bareSchool'), baseName: 'bare cold, same link', target: tag ? null : 0.8 },
+    ...(crowded ? [{ id: 'N2', what: `the same at ${LINKS.crowded.name}`, value: med('appCrowded'), base: med('bareCrowded'), baseName: 'bare cold, same link', target: 0.9 }] : []),
+    { id: `N3${suffix}`, what: `bytes sent until that first run returns (${school})`, value: med('appBytes') / MB, base: med('bareBytes') / MB, baseName: 'bare cold', target: tag ? null : 1.15, unit: 'MB' },
+    ...(idle ? [{ id: 'N4', what: `bytes sent in the first minute, left idle (${school})`, value: med('appIdle') / MB, base: med('bareIdle') / MB, baseName: 'bare cold', target: 1.6, unit: 'MB' }] : []),
+  ];
+  const notes = `Throttled${suffix}: medians of ${reps} visits at ${school}${crowded ? `, ${crowded} at ${LINKS.crowded.name}` : ''}${idle ? `, ${idle} left idle for ${IDLE_MS / 1000} s` : ''}; ` +
+    `the first session's snapshot: ${[...new Set(samples.snapshot)].join(', ')}. Bytes by file (MB of 2^20 bytes, bodies only), app until its first run: ${byFile(last.app)}; ` +
+    `bare: ${byFile(last.bare)}${last.idle ? `; app's first idle minute: ${byFile(last.idle)}` : ''}.`;
+  return { rows, samples, notes, byPath: last };
+}
+
+const fmt = (v, unit = 'ms') => `${v < 10 ? v.toFixed(2) : v.toFixed(unit === 'MB' ? 1 : 0)} ${unit}`;
+
 async function main() {
-  if (!args.has('--no-build')) {
+  if (!args.has('--no-build') && !option('--dist')) {
     log('building the app (vite build)');
     execFileSync('npx', ['vite', 'build', '--logLevel', 'warn', '--outDir', OUT_DIR, '--emptyOutDir'], {
       cwd: ROOT,
@@ -255,85 +366,55 @@ async function main() {
     });
   }
   const server = await serve(OUT_DIR);
+  const gzipServer = await serve(OUT_DIR, { gzip: true });
   const executablePath = chromiumPath();
   // Launched as a server so its process id is known: M1 reads the memory of its renderers.
   const browserServer = await chromium.launchServer({ executablePath, args: BENCH_ARGS });
   const browser = await chromium.connect(browserServer.wsEndpoint());
   browser.pid = browserServer.process().pid;
   const version = browser.version();
-  log(`Chromium ${version}, ${REPS} repetitions, serving ${server.origin}`);
+  log(`Chromium ${version}, ${REPS} repetitions, serving ${OUT_DIR} at ${server.origin}, groups ${[...GROUPS].join(',')}`);
 
-  const samples = { cold: [], warm: [], comlink: [], S1: [], S2: [], S3: [], R1: [], R2: [], W1: [], mOne: [], mTwenty: [], pssOne: [], pssTwenty: [], live: [] };
-  const snapshots = new Set();
+  const parts = [];
   try {
-    for (let rep = 0; rep < REPS; rep++) {
-      // Baseline and app alternate so that load from other work on the machine hits both alike.
-      const base = await baselines(browser, server.origin);
-      samples.cold.push(base.cold);
-      samples.warm.push(base.warm);
-      samples.comlink.push(base.roundTrip);
-      const app = await appRound(browser, server.origin);
-      for (const k of ['S1', 'S2', 'S3', 'R1', 'R2', 'W1']) samples[k].push(app[k]);
-      snapshots.add(app.snapshotS1).add(app.snapshotS2);
-      log(`rep ${rep + 1}/${REPS}`, JSON.stringify({ ...base, ...app }, (_, v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v)));
-    }
-    const memReps = QUICK ? 1 : 3;
-    for (let rep = 0; rep < memReps; rep++) {
-      const m = await memoryRound(browser, server.origin);
-      samples.mOne.push(m.one.userAgent);
-      samples.mTwenty.push(m.twenty.userAgent);
-      samples.pssOne.push(m.one.pss);
-      samples.pssTwenty.push(m.twenty.pss);
-      samples.live.push(m.live);
-      log(`memory ${rep + 1}/${memReps}`, JSON.stringify(m));
-    }
+    if (GROUPS.has('local')) parts.push(await localRows(browser, server.origin));
+    if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
+    if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
   } finally {
     await browser.close();
     await browserServer.close();
     await server.close();
+    await gzipServer.close();
   }
 
-  const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-  const rows = [
-    { id: 'S1', what: 'first session ever, until its first run returns', value: med.S1, base: med.cold, baseName: 'bare cold', target: 1.1 },
-    { id: 'S2', what: 'a new session, app used before', value: med.S2, base: med.warm, baseName: 'bare warm', target: 0.25 },
-    { id: 'S3', what: 'reopen after reload: 20 MB pickles + 5 imports', value: med.S3, base: med.warm, baseName: 'bare warm', target: 0.6 },
-    { id: 'R1', what: 'round trip of `pass` (queue, run, commit)', value: med.R1, base: med.comlink, baseName: 'bare Comlink', target: 3 },
-    { id: 'R2', what: 'R1 with an untouched 50 MB bytearray held', value: med.R2, base: med.R1, baseName: 'R1', target: 1.5 },
-    { id: 'W1', what: 'waking a sleeping session (a few variables, 2 imports, a def)', value: med.W1, base: med.warm, baseName: 'bare warm', target: 0.5 },
-    { id: 'M1', what: `20 sessions used, one in use: ${Math.max(...samples.live)} live workers (max 4)`, value: med.mTwenty / MB, base: med.mOne / MB, baseName: 'one session', target: 3, unit: 'MB' },
-    { id: 'M1-pss', what: 'M1 as renderer PSS (/proc)', value: med.pssTwenty / MB, base: med.pssOne / MB, baseName: 'one session', target: 3, unit: 'MB' },
-  ];
+  const rows = parts.flatMap((p) => p.rows);
   for (const row of rows) {
     row.ratio = row.value / row.base;
-    row.met = row.ratio <= row.target && (!row.id.startsWith('M1') || Math.max(...samples.live) <= 4);
+    row.met = row.target == null ? null : row.ratio <= row.target && row.extra !== false;
   }
-  const fmt = (v, unit = 'ms') => `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ${unit}`;
   const lines = [
     '| id | what | PyTabs | baseline | ratio | target | met |',
     '|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${fmt(r.base, r.unit)} (${r.baseName}) | ${r.ratio.toFixed(2)} | ≤ ${r.target} | ${r.met ? 'yes' : 'no'} |`,
+        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${fmt(r.base, r.unit)} (${r.baseName}) | ${r.ratio.toFixed(2)} | ${r.target == null ? 'none' : `≤ ${r.target}`} | ${r.met == null ? '-' : r.met ? 'yes' : 'no'} |`,
     ),
   ];
   console.log(lines.join('\n'));
-  console.log(
-    `\nBaselines: bare cold loadPyodide ${fmt(med.cold)}, bare warm ${fmt(med.warm)}, bare Comlink runPython('pass') ${fmt(med.comlink)}. ` +
-      `Memory: performance.measureUserAgentSpecificMemory() (page and its workers), and the PSS of Chromium's renderer processes. Snapshot: ${[...snapshots].join(', ')}. ` +
-      `Medians of ${REPS} repetitions (M1: ${samples.mOne.length}), Chromium ${version}.`,
-  );
+  console.log(`\n${parts.map((p) => p.notes).join('\n\n')}\nChromium ${version}${QUICK ? ', quick run' : ''}.`);
   const results = {
     date: new Date().toISOString(),
     chromium: version,
     quick: QUICK,
     repetitions: REPS,
     memoryMeasure: 'M1: performance.measureUserAgentSpecificMemory(); M1-pss: PSS of the renderer processes (/proc/<pid>/smaps_rollup)',
-    snapshot: [...snapshots],
+    links: LINKS,
     rows,
-    samples,
+    notes: parts.map((p) => p.notes),
+    samples: parts.map((p) => p.samples),
+    bytesByPath: parts.map((p) => p.byPath).filter(Boolean),
   };
-  writeFileSync(path.join(ROOT, 'bench-results.json'), JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(path.resolve(ROOT, option('--json') ?? 'bench-results.json'), JSON.stringify(results, null, 2) + '\n');
   // A missed ratio is reported, not fatal: the machine's load moves the numbers. A crash is fatal.
   process.exitCode = 0;
 }

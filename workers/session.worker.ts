@@ -1,11 +1,12 @@
 import * as Comlink from 'comlink';
 import { openDb } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
-import { fetchStep, watchFetches } from '../src/lib/fetch-progress';
+import { fetchStep } from '../src/lib/fetch-progress';
 import type { PageSnapshot, SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
+import { pyodideScript } from './runtime/pyodide-script';
 import { loadSessionPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
@@ -21,7 +22,7 @@ function handedOver<T>(): { value: Promise<T | undefined>; give: (value: T | und
 // The page's snapshot and its compiled wasm: Pyodide fetches its script and standard library
 // meanwhile and needs them only to instantiate. The snapshot is dropped once Python is
 // loaded: a resolved promise (and its resolve function) keeps its 31 MB while it is held.
-let snapshot: ReturnType<typeof handedOver<PageSnapshot>> | null = handedOver();
+let snapshot: ReturnType<typeof handedOver<PageSnapshot | null>> | null = handedOver();
 const wasm = handedOver<WebAssembly.Module>();
 
 function current(): WorkerSession {
@@ -51,12 +52,14 @@ const api: SessionWorkerApi = {
     say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
     // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.
-    const unwatch = watchFetches((p) => say(fetchStep(p)));
     let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, wasm.value);
+      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
+        compiled: wasm.value,
+        onFetch: (p) => say(fetchStep(p)),
+        script: pyodideScript(options.indexURL),
+      });
     } finally {
-      unwatch();
       snapshot = null;
     }
     const { pyodide, ...how } = loaded;
@@ -66,7 +69,7 @@ const api: SessionWorkerApi = {
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     return { ...(await session.start(stored, say)), loadMs, ...how };
   },
-  async supplySnapshot(given: PageSnapshot | undefined) {
+  async supplySnapshot(given: PageSnapshot | null | undefined) {
     snapshot?.give(given);
   },
   async supplyWasm(module: WebAssembly.Module | undefined) {

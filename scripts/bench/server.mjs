@@ -1,7 +1,8 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -13,6 +14,8 @@ const MIME = {
   '.zip': 'application/zip',
   '.svg': 'image/svg+xml',
 };
+/** Files a compressing host leaves as they are: compressing them again gains nothing. */
+const PRECOMPRESSED = new Set(['.zip', '.gz', '.br']);
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const COMLINK = fileURLToPath(import.meta.resolve('comlink/dist/esm/comlink.mjs'));
@@ -22,14 +25,31 @@ const COMLINK = fileURLToPath(import.meta.resolve('comlink/dist/esm/comlink.mjs'
  * the app's own preview server, so both sides get the same files, headers and HTTP cache.
  * The app is served by the bench itself (not `vite preview`) so a preview someone else
  * started on the usual port cannot serve a stale build into the numbers.
+ *
+ * `gzip: true` answers like a host that compresses (gzip -6, `Content-Encoding`) every file
+ * but archives; by default nothing is compressed on the way, as many static hosts serve
+ * `.wasm` and `.bin`. `measure()` counts what the server sent from then on: every byte
+ * written to the sockets (headers included), and the same by path.
  */
-export function serve(distDir) {
+export function serve(distDir, { gzip = false } = {}) {
   const routes = (url) => {
     if (url === '/bench/comlink.mjs') return COMLINK;
     const file = url.endsWith('/') ? `${url}index.html` : url;
     if (file.startsWith('/bench/')) return path.join(BENCH_DIR, 'static', file.slice('/bench/'.length));
     return path.join(distDir, file);
   };
+  // Compressed once per file and kept, as a host that precompresses (or caches its compression) does.
+  const compressed = new Map();
+  const gzipped = (file, modified) => {
+    const key = `${file} ${modified}`;
+    if (!compressed.has(key)) compressed.set(key, gzipSync(readFileSync(file), { level: 6 }));
+    return compressed.get(key);
+  };
+  const sockets = new Set();
+  let closedBytes = 0;
+  const bodies = new Map();
+  const sent = () => [...sockets].reduce((n, socket) => n + socket.bytesWritten, closedBytes);
+
   const server = createServer((req, res) => {
     const url = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const file = routes(url);
@@ -44,9 +64,12 @@ export function serve(distDir) {
       res.writeHead(304, { 'Last-Modified': modified, 'Cache-Control': 'no-cache' }).end();
       return;
     }
+    const compress = gzip && !PRECOMPRESSED.has(path.extname(file)) && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const body = compress ? gzipped(file, modified) : null;
     res.writeHead(200, {
       'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
-      'Content-Length': statSync(file).size,
+      'Content-Length': body ? body.length : statSync(file).size,
+      ...(body ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': 'require-corp',
       'Cross-Origin-Resource-Policy': 'same-origin',
@@ -54,12 +77,38 @@ export function serve(distDir) {
       'Cache-Control': 'no-cache',
       'Last-Modified': modified,
     });
-    createReadStream(file).pipe(res);
+    // What this response put on its socket, headers included, counted when it ends or is given up
+    // (HTTP/1.1: one response at a time per socket).
+    const { socket } = res;
+    const before = socket?.bytesWritten ?? 0;
+    res.on('close', () => bodies.set(url, (bodies.get(url) ?? 0) + (socket?.bytesWritten ?? before) - before));
+    if (body) res.end(body);
+    else createReadStream(file).pipe(res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      closedBytes += socket.bytesWritten;
+    });
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ origin: `http://localhost:${port}`, close: () => new Promise((r) => server.close(r)) });
+      resolve({
+        origin: `http://localhost:${port}`,
+        /** Starts counting; the returned function tells the bytes sent since, and the bodies by path. */
+        measure() {
+          const start = sent();
+          bodies.clear();
+          return () => ({ bytes: sent() - start, byPath: Object.fromEntries(bodies) });
+        },
+        close: () =>
+          new Promise((r) => {
+            for (const socket of sockets) socket.destroy();
+            server.close(r);
+          }),
+      });
     });
   });
 }

@@ -61,25 +61,6 @@ export function countedResponse(response: Response, file: string, report: (progr
 }
 
 /**
- * Counts every download `fetch` makes until the returned function is called. Used in a
- * session's own worker while Pyodide loads, where fetch is that worker's alone. The caller
- * gets the very response the browser made, and a clone of it is counted: a constructed
- * Response has no URL, and without one V8 cannot reuse its cached compile of the 9 MB wasm
- * that instantiateStreaming would otherwise find (measured: every start ~150 ms slower).
- */
-export function watchFetches(report: (progress: FetchProgress) => void): () => void {
-  const original = globalThis.fetch;
-  globalThis.fetch = async (input, init) => {
-    const response = await original(input, init);
-    if (response.ok) countClone(response, fileNameOf(requestURL(input)), report);
-    return response;
-  };
-  return () => {
-    globalThis.fetch = original;
-  };
-}
-
-/**
  * Counts a successful response's download on a clone, leaving the response itself as the
  * browser made it (with its URL, which V8 needs to reuse a cached compile of a wasm).
  */

@@ -11,7 +11,7 @@ const PAGE = 4096;
 const HEADER = 12;
 
 /** The snapshot without its zero pages (build time). */
-export function packSnapshot(raw: Uint8Array): Uint8Array {
+export function packSnapshot(raw: Uint8Array): Uint8Array<ArrayBuffer> {
   const pages = Math.ceil(raw.length / PAGE);
   const bitmap = new Uint8Array(Math.ceil(pages / 8));
   const kept: Uint8Array[] = [];

@@ -13,7 +13,7 @@ export interface Limits {
   sessionBytes: number;
 }
 
-/** The build's memory snapshot as the page fetched it, so the worker need not fetch it again. */
+/** A start snapshot as the page has it (downloaded, kept on this device, or made here), so the worker need not fetch it. */
 export interface PageSnapshot {
   /** Its file name beside the core; the worker checks it names the snapshot of its own runtime. */
   file: string;
@@ -116,8 +116,11 @@ export interface SessionWorkerApi {
    * own downloads begin at once; its restore waits for `supplySnapshot` and `supplyWasm`.
    */
   start(options: StartOptions, onProgress?: (progress: StartProgress) => void): Promise<StartReport>;
-  /** The page's snapshot for the start; undefined when the page has none (the worker looks for it itself). */
-  supplySnapshot(snapshot: PageSnapshot | undefined): Promise<void>;
+  /**
+   * The page's snapshot for the start; null when the page chose to boot Python plainly (a
+   * download would not pay on this link), undefined when it has none (the worker looks for it itself).
+   */
+  supplySnapshot(snapshot: PageSnapshot | null | undefined): Promise<void>;
   /** Pyodide's wasm as the page compiled it; undefined when it has none (the worker fetches it itself). */
   supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
   /** Runs a cell; `limits` come with each run, so a change in Settings reaches a live session. */
@@ -129,4 +132,16 @@ export interface SessionWorkerApi {
   clear(): Promise<void>;
   /** The names a cell binds at module level (to say what a run cut short did not save). */
   boundNames(code: string): Promise<string[]>;
+}
+
+/** What the worker that makes a start snapshot on this device exposes (workers/snapshot.worker.ts). */
+export interface SnapshotMakerApi {
+  /**
+   * Boots Pyodide on the wasm that `supplyWasm` gives (its other files it fetches at once),
+   * imports the runtime, keeps the packed snapshot in Cache Storage and returns it unpacked.
+   * `booting` is called once Pyodide has all its files and boots, which takes no download.
+   */
+  make(indexURL: string, booting: () => void): Promise<PageSnapshot>;
+  /** Pyodide's wasm as the page compiled it; undefined: the worker fetches it itself. */
+  supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
 }

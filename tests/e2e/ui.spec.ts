@@ -285,12 +285,14 @@ test('files dropped on the Files panel are uploaded; dropped on the chat they ar
 });
 
 test('while Python loads on a slow network, the progress bar says which file is coming and how much has', async ({ page }) => {
-  // A first visit over a slow link (about 4 MB/s): the start snapshot alone takes seconds.
+  // A first visit over a slow link (about 4 MB/s): the wasm and the standard library take seconds.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 4e6, uploadThroughput: -1 });
   await page.goto('/');
-  const bar = page.getByRole('progressbar', { name: /^Starting this session's Python: Fetching snapshot-[0-9a-f]+\.bin: [\d.]+ [KM]B/ });
+  const bar = page.getByRole('progressbar', {
+    name: /^Starting this session's Python: Fetching (pyodide\.asm\.wasm\.gz|python_stdlib\.zip|snapshot-[0-9a-f]+\.bin\.gz): [\d.]+ [KM]B/,
+  });
   await expect(bar).toBeVisible({ timeout: 30_000 });
   const first = Number(await bar.getAttribute('aria-valuenow'));
   await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(first);

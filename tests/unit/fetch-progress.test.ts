@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countedResponse, fetchStep, fileNameOf, watchFetches, type FetchProgress } from '../../src/lib/fetch-progress';
+import { countedResponse, fetchStep, fileNameOf, type FetchProgress } from '../../src/lib/fetch-progress';
+import { interceptLoad } from '../../workers/runtime/load-fetches';
 
 // Download progress on real HTTP responses from a local server: one that declares its
 // length, one that streams without it, and one whose declared length is the compressed size.
@@ -88,11 +89,11 @@ describe('countedResponse', () => {
   });
 });
 
-describe('watchFetches', () => {
+describe("a load's fetch hook", () => {
   it('hands over the very response fetch made, counts a clone, and puts fetch back', async () => {
     const original = globalThis.fetch;
     const steps: FetchProgress[] = [];
-    const unwatch = watchFetches((p) => steps.push({ ...p }));
+    const load = interceptLoad(`${base}/`, { onFetch: (p) => steps.push({ ...p }) });
     try {
       expect(globalThis.fetch).not.toBe(original);
       const response = await fetch(`${base}/sized.bin`);
@@ -105,7 +106,7 @@ describe('watchFetches', () => {
       expect(missing.status).toBe(404);
       expect(steps.some((s) => s.file === 'nothing.bin')).toBe(false);
     } finally {
-      unwatch();
+      load.restore();
     }
     expect(globalThis.fetch).toBe(original);
   });

@@ -8,7 +8,8 @@ import { newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { RUNTIME_SOURCES } from '../../workers/runtime/python-files';
 import { WorkerSession } from '../../workers/runtime/session';
 import { SessionStore } from '../../src/lib/storage/session-store';
-import { loadSessionPyodide, makeSnapshot, snapshotFileName, useCompiledWasm, type RuntimeSources } from '../../workers/runtime/snapshot';
+import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
+import { interceptLoad } from '../../workers/runtime/load-fetches';
 import { packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
 
 // Guards Pyodide's private snapshot API (_makeSnapshot, makeMemorySnapshot, _loadSnapshot):
@@ -125,6 +126,23 @@ describe('memory snapshot', () => {
     expect(none.pyodide.runPython('6 * 7')).toBe(42);
   });
 
+  it('boots plainly, looking for no snapshot, when the page chose that (null)', async () => {
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      asked.push(String(url));
+      return new Response(new Blob([packed as Uint8Array<ArrayBuffer>]));
+    });
+    const chose = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, Promise.resolve(null));
+    expect(chose.snapshot).toBe('none');
+    expect(chose.pyodide.runPython('6 * 7')).toBe(42);
+    // Also when the page's answer comes while Pyodide loads.
+    let hand!: (snapshot: null) => void;
+    const later = loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, new Promise((resolve) => (hand = resolve)));
+    setTimeout(() => hand(null), 20);
+    expect((await later).snapshot).toBe('none');
+    expect(asked.filter((url) => url.includes('snapshot-'))).toEqual([]);
+  });
+
   it("lets go of the snapshot's bytes once restored, where Pyodide would keep them for good", async () => {
     serveFiles({});
     const file = await snapshotFileName(RUNTIME_SOURCES);
@@ -178,20 +196,28 @@ describe('memory snapshot', () => {
       fetched.push(String(url));
       return new Response(bytes, { headers: { 'Content-Type': 'application/wasm' } });
     });
+    const { instantiateStreaming } = WebAssembly;
     let give!: (module: WebAssembly.Module | undefined) => void;
-    const late = useCompiledWasm(base, new Promise((resolve) => (give = resolve)));
+    const counted: string[] = [];
+    const late = interceptLoad(base, { compiled: new Promise((resolve) => (give = resolve)), onFetch: (p) => p.done && counted.push(p.file) });
     // Instantiation is asked for while the fetch still waits for the page's answer.
     const instantiated = WebAssembly.instantiateStreaming(fetch(new URL('pyodide.asm.wasm', base)), {});
     give(await WebAssembly.compile(bytes));
     const { module } = await instantiated;
     expect(WebAssembly.Module.exports(module)).toEqual([]);
-    expect([late.used(), fetched]).toEqual([true, []]);
+    // The same hook counts the load's other downloads; the stand-in is no download.
+    await (await fetch(`${base}python_stdlib.zip`)).arrayBuffer();
+    await vi.waitFor(() => expect(counted).toEqual(['python_stdlib.zip']));
+    expect([late.wasmUsed(), fetched]).toEqual([true, [`${base}python_stdlib.zip`]]);
     late.restore();
+    // One restore puts both back.
+    expect(WebAssembly.instantiateStreaming).toBe(instantiateStreaming);
 
     // Without a module from the page, the wasm is fetched and compiled as before.
-    const none = useCompiledWasm(base, Promise.resolve(undefined));
+    fetched.length = 0;
+    const none = interceptLoad(base, { compiled: Promise.resolve(undefined) });
     await WebAssembly.instantiateStreaming(fetch(new URL('pyodide.asm.wasm', base)), {});
-    expect([none.used(), fetched]).toEqual([false, [`${base}pyodide.asm.wasm`]]);
+    expect([none.wasmUsed(), fetched]).toEqual([false, [`${base}pyodide.asm.wasm`]]);
     none.restore();
   });
 });

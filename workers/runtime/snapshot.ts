@@ -1,6 +1,8 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
 import { unpackSnapshot } from '../../src/lib/snapshot-codec.ts';
-import { requestURL } from '../../src/lib/fetch-progress.ts';
+import type { FetchProgress } from '../../src/lib/fetch-progress.ts';
+import { interceptLoad } from './load-fetches.ts';
+import type { CreatePyodideModule } from './pyodide-script.ts';
 import type { PageSnapshot } from '../../src/lib/worker-api';
 
 /*
@@ -60,8 +62,14 @@ export async function snapshotFileName(sources: RuntimeSources): Promise<string>
   return `snapshot-${hex}.bin`;
 }
 
-/** Boots a Pyodide, imports the runtime and returns its memory snapshot (Node, build time). */
-export async function makeSnapshot(sources: RuntimeSources, options: { indexURL?: string } = {}): Promise<Uint8Array> {
+/**
+ * Boots a Pyodide, imports the runtime and returns its memory snapshot: at build time in
+ * Node, and on a device whose first visit did not download the build's (workers/snapshot.worker.ts).
+ */
+export async function makeSnapshot(
+  sources: RuntimeSources,
+  options: Pick<NonNullable<Parameters<typeof loadPyodide>[0]>, 'indexURL' | 'createPyodideModule'> = {},
+): Promise<Uint8Array> {
   const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
   pyodide.FS.mkdirTree(`${RUNTIME_DIR}/pytabs`);
   for (const [name, text] of Object.entries(sources)) pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/${name}`, text);
@@ -94,42 +102,66 @@ async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
   return unpackSnapshot(new Uint8Array(await response.arrayBuffer()));
 }
 
+const PENDING = Symbol('pending');
+
+/** What `value` resolved to if it has already settled (undefined if it failed), else PENDING. */
+function settledValue<T>(value: T | Promise<T>): Promise<T | undefined | typeof PENDING> {
+  const later = new Promise<typeof PENDING>((resolve) => setTimeout(resolve, 0, PENDING));
+  return Promise.race([Promise.resolve(value).catch(() => undefined), later]);
+}
+
 /** Raised into loadPyodide instead of a snapshot when there is none, so the plain load follows. */
 class NoSnapshot extends Error {}
 
+/** How a worker's load gets its wasm and reports its downloads. */
+export interface LoadOptions {
+  /** Pyodide's wasm as the page compiled it (a browser worker); without it Pyodide fetches its own. */
+  compiled?: Promise<WebAssembly.Module | undefined>;
+  /** Hears each download of the load as it streams. */
+  onFetch?: (progress: FetchProgress) => void;
+  /** Pyodide's module script, imported while the rest loads (pyodide-script.ts); without it Pyodide imports its own. */
+  script?: Promise<CreatePyodideModule>;
+}
+
 /**
- * A Pyodide for one session: restored from the build's snapshot when it is served beside
- * the core (or handed over by the page), else (or if restoring fails) booted the plain way.
- * `given` may still be on its way: Pyodide starts fetching its script, wasm and standard
- * library at once and waits for the snapshot only when it instantiates the wasm.
+ * A Pyodide for one session: restored from the snapshot the page hands over (or, when the
+ * page has none, the build's if it is served beside the core), else (or if restoring fails)
+ * booted the plain way; null from the page means boot plainly. `given` may still be on its
+ * way: Pyodide starts fetching its script, wasm and standard library at once and waits for
+ * the snapshot only when it instantiates the wasm.
  */
 export async function loadSessionPyodide(
   config: LoadConfig,
   sources: RuntimeSources,
-  /** The snapshot as the page fetched it; used only if it is this runtime's. */
-  given?: PageSnapshot | Promise<PageSnapshot | undefined>,
-  /** Pyodide's wasm as the page compiled it (a browser worker); without it Pyodide fetches its own. */
-  compiled?: Promise<WebAssembly.Module | undefined>,
+  /** The snapshot as the page has it; used only if it is this runtime's. */
+  given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
+  { compiled, onFetch, script }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
-  const wasm = compiled ? useCompiledWasm(config.indexURL, compiled) : null;
+  const fetches = interceptLoad(config.indexURL, { compiled, onFetch });
+  // Pyodide asks for the factory only once it has the snapshot: the import is under way by then.
+  const withScript: LoadConfig = script ? { ...config, createPyodideModule: async (settings) => (await script)(settings) } : config;
   try {
-    return { ...(await loadWithSnapshot(config, sources, given)), wasm: wasm?.used() ? 'page' : 'fetched' };
+    return { ...(await loadWithSnapshot(withScript, sources, given)), wasm: fetches.wasmUsed() ? 'page' : 'fetched' };
   } finally {
-    wasm?.restore();
+    fetches.restore();
   }
 }
 
 async function loadWithSnapshot(
   config: LoadConfig,
   sources: RuntimeSources,
-  given?: PageSnapshot | Promise<PageSnapshot | undefined>,
+  given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
 ): Promise<Omit<LoadedPyodide, 'wasm'>> {
+  // A page that already chose a plain boot: no snapshot attempt, whose downloads the plain
+  // load would then ask for again.
+  if ((await settledValue(given)) === null) return { pyodide: await loadPyodide(config), snapshot: 'none' };
   const bytes = (async (): Promise<Uint8Array> => {
     let found: Uint8Array | null = null;
     try {
       const [file, handed] = await Promise.all([snapshotFileName(sources), given]);
+      // null: the page chose a plain boot, as fetching the build's snapshot would not pay on its link.
       // indexURL ends with '/' (a URL in the browser, a directory in Node).
-      found = handed?.file === file ? handed.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
+      if (handed !== null) found = handed?.file === file ? handed.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
     } catch {
       // Offline without it in the cache, or no snapshot served: the plain load needs neither.
     }
@@ -148,48 +180,6 @@ async function loadWithSnapshot(
     const plain = await loadPyodide(config);
     return error instanceof NoSnapshot ? { pyodide: plain, snapshot: 'none' } : { pyodide: plain, snapshot: 'fallback', snapshotError: String(error) };
   }
-}
-
-/**
- * Makes Pyodide instantiate the page's compiled module instead of its own download, for the
- * length of one load. Pyodide (314) fetches `pyodide.asm.wasm` with `fetch` when the load
- * begins and hands the response to `WebAssembly.instantiateStreaming`: this answers that
- * fetch once the page said whether it has a module (with an empty stand-in if it has) and
- * instantiates the module in place of the stand-in. Should Pyodide load its wasm another
- * way, neither hook is reached and the load goes on as before, only slower; the report's
- * `wasm: 'page'` (checked end to end) says whether the module was used.
- */
-export function useCompiledWasm(indexURL: string, compiled: Promise<WebAssembly.Module | undefined>): { used: () => boolean; restore: () => void } {
-  const wasmURL = new URL('pyodide.asm.wasm', indexURL).href;
-  const { fetch: originalFetch } = globalThis;
-  const originalInstantiate = WebAssembly.instantiateStreaming;
-  const standIn = new Response(new Uint8Array(0), { headers: { 'Content-Type': 'application/wasm' } });
-  let module: WebAssembly.Module | undefined;
-  let used = false;
-  globalThis.fetch = async (input, init) => {
-    if (requestURL(input) === wasmURL) {
-      module = await compiled.catch(() => undefined);
-      if (module) return standIn;
-    }
-    return originalFetch(input, init);
-  };
-  WebAssembly.instantiateStreaming = async (source, imports) => {
-    // Pyodide passes the fetch's promise, which the hook above settles only once the page
-    // said whether it has a module: look at `module` after it, not before.
-    const response = await source;
-    if (response === standIn && module) {
-      used = true;
-      return { module, instance: await WebAssembly.instantiate(module, imports) };
-    }
-    return originalInstantiate(response, imports);
-  };
-  return {
-    used: () => used,
-    restore: () => {
-      globalThis.fetch = originalFetch;
-      WebAssembly.instantiateStreaming = originalInstantiate;
-    },
-  };
 }
 
 /**

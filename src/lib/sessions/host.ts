@@ -17,10 +17,12 @@ export interface HostEnv {
   onState?: (state: HostState) => void;
   /** What a start is doing while the session is 'starting'; null once it is done. */
   onProgress?: (progress: StartProgress | null) => void;
-  /** The page's copy of the build's memory snapshot, handed to each worker it starts; `watch` hears its download. */
-  snapshot?: (watch: (progress: FetchProgress) => void) => Promise<PageSnapshot | undefined>;
+  /** The page's start snapshot (null: boot plainly), handed to each worker it starts; `watch` hears its download. */
+  snapshot?: (watch: (progress: FetchProgress) => void) => Promise<PageSnapshot | null | undefined>;
   /** Pyodide's wasm as the page compiled it, handed to each worker it starts; `watch` hears its download. */
   wasm?: (watch: (progress: FetchProgress) => void) => Promise<WebAssembly.Module | undefined>;
+  /** Hears each start that succeeded (the page keeps or makes its start snapshot then). */
+  afterStart?: (report: StartReport) => void;
 }
 
 /** Why a worker was ended under a pending call. */
@@ -142,6 +144,7 @@ export class SessionHost {
       (report) => {
         // The next session to start (or wake) finds a worker whose script is loaded.
         prepareSpareWorker();
+        this.env.afterStart?.(report);
         if (this.live === live && this.running === 0) this.setState('ready');
         return report;
       },

@@ -8,7 +8,7 @@ import { formatBytes } from '../format.ts';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostEnv, type HostState } from './host';
 import { WorkerPool } from './pool';
-import { pageSnapshot, pageWasm } from './snapshot-cache';
+import { keepStartSnapshot, pageSnapshot, pageWasm } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 import { RunCounts } from './run-counts';
@@ -258,6 +258,7 @@ export class SessionManager {
       packageIndexURL: () => this.settings.packageIndexUrl || undefined,
       snapshot: (watch) => pageSnapshot(this.indexURL, watch),
       wasm: (watch) => pageWasm(this.indexURL, watch),
+      afterStart: (report) => keepStartSnapshot(this.indexURL, report),
     };
   }
 

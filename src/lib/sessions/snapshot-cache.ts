@@ -1,6 +1,10 @@
 import { unpackSnapshot } from '../snapshot-codec';
-import { countClone, countedResponse, type FetchProgress } from '../fetch-progress';
-import type { PageSnapshot } from '../worker-api';
+import { gunzippedBody } from '../gunzip';
+import { countClone, type FetchProgress } from '../fetch-progress';
+import { dropLocalSnapshot, keepLocalSnapshot, readLocalSnapshot } from '../local-snapshot';
+import type { PageSnapshot, StartReport } from '../worker-api';
+import { startSnapshotMaker } from './snapshot-maker';
+import { buildSnapshot, downloadSnapshot, DOWNLOAD_MAY_WIN_MS, DOWNLOAD_WINS_MS, expectedDownloadMs, type BuildSnapshot } from './snapshot-source';
 
 export type { PageSnapshot };
 
@@ -10,24 +14,46 @@ interface Download<T> {
   /** The latest progress, and who wants to hear of the next, while the download runs. */
   last: FetchProgress | null;
   watchers: Set<(progress: FetchProgress) => void>;
+  /** Settles once the download itself is over (or failed), maybe before what is made of it. */
+  fetched: Promise<void>;
 }
 
-// By what and core URL. They hold the build's snapshot and Pyodide's compiled wasm, which
+// By what and core URL. They hold the start snapshot and Pyodide's compiled wasm, which
 // have nothing of any session in them.
 const downloads = new Map<string, Download<unknown>>();
+
+/** Where a page's snapshot came from, by core URL, until its first start is over (keepStartSnapshot). */
+interface SnapshotOrigin {
+  file: string;
+  /** Kept on this device, downloaded, made here (and kept by its maker), or none to be had. */
+  from: 'device' | 'network' | 'made' | 'none';
+  /** The build's file as downloaded, to keep on this device. */
+  packed?: Uint8Array<ArrayBuffer>;
+}
+const origins = new Map<string, SnapshotOrigin>();
 
 /** Starts `fetchIt` once per key; `watch` hears how it goes while it is under way. Undefined when it fails. */
 function once<T>(key: string, fetchIt: (report: (progress: FetchProgress) => void) => Promise<T | undefined>, watch?: (progress: FetchProgress) => void): Promise<T | undefined> {
   let download = downloads.get(key) as Download<T> | undefined;
   if (!download) {
-    const started: Download<T> = { result: Promise.resolve(undefined), last: null, watchers: new Set() };
+    let fetched = () => undefined as void;
+    const started: Download<T> = {
+      result: Promise.resolve(undefined),
+      last: null,
+      watchers: new Set(),
+      fetched: new Promise<void>((resolve) => (fetched = resolve)),
+    };
     const report = (progress: FetchProgress) => {
       started.last = progress;
+      if (progress.done) fetched();
       for (const watcher of started.watchers) watcher(progress);
     };
     started.result = fetchIt(report)
       .catch(() => undefined)
-      .finally(() => started.watchers.clear());
+      .finally(() => {
+        started.watchers.clear();
+        fetched();
+      });
     downloads.set(key, started);
     download = started;
   }
@@ -39,27 +65,128 @@ function once<T>(key: string, fetchIt: (report: (progress: FetchProgress) => voi
 }
 
 /**
- * The snapshot, fetched once per page. Every worker the page starts gets a copy in a message
- * after its start, which costs a memory copy; a worker fetching it itself reads 31 MB from
- * the HTTP cache each time, several times slower. Undefined when the build has none (the
- * dev server) or it cannot be fetched: workers then look for it themselves. `watch` hears
- * how the download goes while it is under way (a first start waits for it).
+ * The start snapshot, found once per page: the one kept on this device, else (a first
+ * visit) the build's downloaded or one made here, whichever comes first (firstSnapshot),
+ * else null, and the page's workers boot Python plainly. Every worker the page starts gets
+ * a copy in a message after its start, which costs a memory copy; a worker fetching it
+ * itself reads 31 MB from the HTTP cache each time, several times slower. Undefined when
+ * the build has none (the dev server): workers then look for it themselves. `watch` hears
+ * how a download goes while it is under way (a first start waits for it).
  */
-export function pageSnapshot(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<PageSnapshot | undefined> {
-  return once(`snapshot ${indexURL}`, (report) => fetchSnapshot(indexURL, report), watch);
+export function pageSnapshot(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<PageSnapshot | null | undefined> {
+  return once(`snapshot ${indexURL}`, (report) => findSnapshot(indexURL, report), watch);
+}
+
+async function findSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | null | undefined> {
+  const build = await buildSnapshot(indexURL);
+  if (!build) return undefined;
+  const { file } = build;
+  const kept = await readLocalSnapshot(indexURL, file);
+  if (kept) {
+    origins.set(indexURL, { file, from: 'device' });
+    return { file, bytes: kept };
+  }
+  const { snapshot, from, packed } = await firstSnapshot(indexURL, build, report);
+  origins.set(indexURL, { file, from, packed });
+  return snapshot;
+}
+
+interface Found {
+  snapshot: PageSnapshot | null;
+  from: SnapshotOrigin['from'];
+  packed?: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * A first visit's snapshot: downloaded, or made here, or both raced (snapshot-source.ts
+ * says when each way is tried); the way that loses the race is stopped.
+ */
+async function firstSnapshot(
+  indexURL: string,
+  build: BuildSnapshot,
+  report: (progress: FetchProgress) => void,
+): Promise<Found> {
+  const { file } = build;
+  const url = `${indexURL}${file}.gz`;
+  // The wasm comes first: every start needs it, and how it came tells how fast the link is.
+  await wasmFetched(indexURL);
+  const expected = await expectedDownloadMs(`${indexURL}pyodide.asm.wasm.gz`, build.bytes);
+  if (expected !== undefined && expected <= DOWNLOAD_WINS_MS) {
+    const packed = await downloadSnapshot(url, report);
+    if (packed) return { snapshot: { file, bytes: unpackSnapshot(packed) }, from: 'network', packed };
+  }
+  // Pyodide's other files are on their way for the session's own worker: the maker gets them from the HTTP cache.
+  const maker = startSnapshotMaker(indexURL);
+  maker.supplyWasm(await pageWasm(indexURL));
+  const stop = new AbortController();
+  const downloaded =
+    expected !== undefined && expected > DOWNLOAD_MAY_WIN_MS ? Promise.resolve(undefined)
+    : maker.booting.then(() => downloadSnapshot(url, report, stop.signal));
+  const made = maker.result.then((snapshot): Found | undefined => snapshot && { snapshot, from: 'made' });
+  const fetched = downloaded.then((packed): Found | undefined => packed && { snapshot: { file, bytes: unpackSnapshot(packed) }, from: 'network', packed });
+  const first = await firstDefined([made, fetched]);
+  stop.abort();
+  maker.stop();
+  return first?.snapshot?.file === file ? first : { snapshot: null, from: 'none' };
+}
+
+/** The first of `promises` to resolve to something; undefined once all resolved to nothing or failed. */
+function firstDefined<T>(promises: Promise<T | undefined>[]): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let left = promises.length;
+    const settled = (value: T | undefined) => {
+      if (value !== undefined) resolve(value);
+      else if (--left === 0) resolve(undefined);
+    };
+    for (const promise of promises) void promise.then(settled, () => settled(undefined));
+  });
+}
+
+/** Settles once the page's download of the wasm is over, before its compile is. */
+function wasmFetched(indexURL: string): Promise<void> {
+  void pageWasm(indexURL);
+  return downloads.get(`wasm ${indexURL}`)!.fetched;
+}
+
+/**
+ * After the page's first start that succeeded, in idle time: keeps a downloaded snapshot on
+ * this device, for every later visit; one made here its maker has kept already. A kept one
+ * that failed to restore is dropped, and the next visit gets another.
+ */
+export function keepStartSnapshot(indexURL: string, report: StartReport): void {
+  const origin = origins.get(indexURL);
+  if (!origin) return;
+  origins.delete(indexURL);
+  if (origin.from === 'device' && report.snapshot === 'fallback') void dropLocalSnapshot(indexURL, origin.file).catch(() => undefined);
+  if (origin.from === 'network' && report.snapshot === 'used') whenIdle(() => keepLocalSnapshot(indexURL, origin.file, origin.packed!));
+}
+
+/** Runs `task` when the page's thread is idle (within a couple of seconds at most). */
+function whenIdle(task: () => Promise<void>): void {
+  const run = () => void task().catch(() => undefined);
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 2000 });
+  else setTimeout(run, 200);
 }
 
 /**
  * Pyodide's wasm compiled by the page, once, as soon as the app opens: each worker it starts
  * gets the module and instantiates it (workers/runtime/snapshot.ts), instead of downloading
  * 9.6 MB and compiling them after its start message arrived. Reopening a session after a
- * reload took ~0.28 s less (S3: 10 reopenings per build, medians 782 vs 1064 ms). Undefined
- * when it cannot be fetched or compiled: workers then fetch it themselves.
+ * reload took ~0.28 s less (S3: 10 reopenings per build, medians 782 vs 1064 ms). The
+ * page fetches the gzip copy (3.6 MB; the HTML preloads it) and compiles it as it is
+ * decoded, else the plain file. Undefined when neither can be fetched or compiled: workers
+ * then fetch it themselves.
  */
 export function pageWasm(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<WebAssembly.Module | undefined> {
   return once(
     `wasm ${indexURL}`,
     async (report) => {
+      const gzipped = await fetch(`${indexURL}pyodide.asm.wasm.gz`);
+      if (gzipped.ok && gzipped.body) {
+        countClone(gzipped, 'pyodide.asm.wasm.gz', report);
+        const body = await gunzippedBody(gzipped.body);
+        return WebAssembly.compileStreaming(new Response(body, { headers: { 'Content-Type': 'application/wasm' } }));
+      }
       const response = await fetch(`${indexURL}pyodide.asm.wasm`);
       if (!response.ok) return undefined;
       countClone(response, 'pyodide.asm.wasm', report);
@@ -67,22 +194,4 @@ export function pageWasm(indexURL: string, watch?: (progress: FetchProgress) => 
     },
     watch,
   );
-}
-
-/** The snapshot's file name: from the page (the build names it there, and preloads it), else from its manifest. */
-async function snapshotFile(indexURL: string): Promise<string | undefined> {
-  const named = globalThis.document?.querySelector<HTMLMetaElement>('meta[name="pytabs-snapshot"]')?.content;
-  if (named) return named;
-  const manifest = await fetch(`${indexURL}snapshot.json`);
-  if (!manifest.ok) return undefined;
-  return ((await manifest.json()) as { file: string }).file;
-}
-
-async function fetchSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | undefined> {
-  const file = await snapshotFile(indexURL);
-  if (!file) return undefined;
-  const response = await fetch(`${indexURL}${file}`);
-  if (!response.ok) return undefined;
-  const packed = new Uint8Array(await countedResponse(response, file, report).arrayBuffer());
-  return { file, bytes: unpackSnapshot(packed) };
 }

@@ -1,0 +1,79 @@
+import { test, expect, type Page } from '@playwright/test';
+import { openApp } from './app';
+
+// Where a first visit's start snapshot comes from: the build's is downloaded only where
+// the link makes that pay; elsewhere one is made on this device. Either way it is kept in
+// Cache Storage and every later start, in this page or after a reload, uses it.
+
+/** Paths the page and its workers asked the server for, from now on. */
+function requests(page: Page): string[] {
+  const seen: string[] = [];
+  page.context().on('request', (request) => seen.push(new URL(request.url()).pathname));
+  return seen;
+}
+
+const isSnapshot = (path: string) => /\/snapshot-[0-9a-f]+\.bin/.test(path);
+
+/** Starts the session the app opened (or a new one) and runs code in it. */
+function startAndRun(page: Page, fresh: boolean) {
+  return page.evaluate(async (fresh) => {
+    const api = window.pytabs!;
+    let id: string | undefined;
+    while (!fresh && !id) {
+      id = (await api.listSessions())[0]?.id;
+      if (!id) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    id ??= (await api.createSession('Later')).id;
+    for (let tries = 0; ; tries++) {
+      try {
+        const report = await api.startSession(id);
+        const result = await api.run(id, 'import statistics\nstatistics.mean([40, 44])');
+        return { snapshot: report.snapshot, wasm: report.wasm, answer: result.result?.['text/plain'] };
+      } catch (error) {
+        // Right after a reload the page it replaced may hold the session's Web Lock for a moment.
+        if ((error as Error).name !== 'SessionElsewhereError' || tries > 100) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }, fresh);
+}
+
+const keptSnapshots = (page: Page) =>
+  page.evaluate(async () => (await (await caches.open('pytabs-start-snapshot')).keys()).map((r) => new URL(r.url).pathname));
+
+test('a first visit on a slow link downloads no start snapshot: one is made here, and later starts use it', async ({ page }) => {
+  test.setTimeout(240_000);
+  const seen = requests(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  // 5 Mbit/s: the 6 MB snapshot would take longer than making it here.
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 40, downloadThroughput: 625_000, uploadThroughput: 625_000 });
+  await openApp(page);
+  const first = await startAndRun(page, false);
+  expect(first).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
+  // The workers' own downloads are seen too, so the snapshot's absence means something.
+  expect(seen).toContain('/pyodide/python_stdlib.zip');
+  expect(seen.filter(isSnapshot)).toEqual([]);
+  expect(await keptSnapshots(page)).toEqual([expect.stringMatching(/^\/pyodide\/local-snapshot\/snapshot-[0-9a-f]+\.bin$/)]);
+
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  expect(await startAndRun(page, true)).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => Boolean(window.pytabs))).toBe(true);
+  expect(await startAndRun(page, true)).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
+  expect(seen.filter(isSnapshot)).toEqual([]);
+});
+
+test("on a fast link the first visit downloads the build's snapshot, and keeps it for the next visit", async ({ page }) => {
+  const seen = requests(page);
+  await openApp(page);
+  expect(await startAndRun(page, false)).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
+  expect(seen.filter(isSnapshot)).toEqual([expect.stringMatching(/^\/pyodide\/snapshot-[0-9a-f]+\.bin\.gz$/)]);
+  // Kept in idle time after the first start.
+  await expect.poll(() => keptSnapshots(page)).toHaveLength(1);
+  seen.length = 0;
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => Boolean(window.pytabs))).toBe(true);
+  expect(await startAndRun(page, true)).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
+  expect(seen.filter(isSnapshot)).toEqual([]);
+});
