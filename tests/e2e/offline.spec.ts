@@ -125,10 +125,13 @@ test('after the first run the app is kept; with the network cut it opens cross-o
       return out;
     });
     const keptNames = Object.keys(kept);
-    for (const name of ['index.html', 'pyodide/pyodide.asm.wasm', 'pyodide/pyodide.asm.mjs', 'pyodide/python_stdlib.zip', 'pyodide/pyodide-lock.json']) {
+    for (const name of ['index.html', 'pyodide/pyodide.asm.wasm.gz', 'pyodide/pyodide.asm.mjs.gz', 'pyodide/python_stdlib.zip', 'pyodide/pyodide-lock.json']) {
       expect(keptNames).toContain(name);
     }
-    expect(keptNames.some((n) => /^pyodide\/snapshot-[0-9a-f]+\.bin$/.test(n))).toBe(true);
+    // The page fetches the .gz copies, and keeps the start snapshot itself (src/lib/local-snapshot.ts):
+    // the plain copies and the snapshot file are not fetched, so not kept.
+    for (const name of ['pyodide/pyodide.asm.wasm', 'pyodide/pyodide.asm.mjs']) expect(keptNames).not.toContain(name);
+    expect(keptNames.some((n) => /^pyodide\/snapshot-[0-9a-f]+\.bin/.test(n))).toBe(false);
     expect(keptNames.some((n) => /^assets\/session\.worker-.+\.js$/.test(n))).toBe(true);
     expect(keptNames).not.toContain('pyodide/pyodide.mjs');
     expect(keptNames).not.toContain('_headers');
