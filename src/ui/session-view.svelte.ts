@@ -1,6 +1,6 @@
 import type { SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
 import { WorkerTerminatedError } from '../lib';
-import { listRounds, sendMessage, type Attachment, type Round } from '../lib/chat';
+import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type CodeCard } from '../lib/assistant';
@@ -270,7 +270,14 @@ export class SessionView {
       this.attachments = [];
       this.draft = '';
     }
-    // Redraw at most once per frame: output can stream faster than the screen updates.
+    await this.liveRound((onEvent) => sendMessage(this.manager, this.id, text, { files, onEvent }));
+  }
+
+  /**
+   * Runs a round and draws it while it runs, at most once per frame (output can stream faster
+   * than the screen updates); the finished round joins the stored ones.
+   */
+  private async liveRound(run: (onEvent: (event: RoundEvent, round: Round) => void, latest: () => Round | null) => Promise<Round>): Promise<void> {
     let frame = 0;
     let latest: Round | null = null;
     const draw = () => {
@@ -279,13 +286,13 @@ export class SessionView {
     };
     try {
       await this.stored$;
-      const round = await sendMessage(this.manager, this.id, text, {
-        files,
-        onEvent: (_event, r) => {
+      const round = await run(
+        (_event, r) => {
           latest = r;
           frame ||= requestAnimationFrame(draw);
         },
-      });
+        () => latest,
+      );
       cancelAnimationFrame(frame);
       this.stored = [...this.stored.filter((r) => r.id !== round.id), round];
       this.setLive(null, round.id);
@@ -307,31 +314,16 @@ export class SessionView {
     this.draft = '';
     const controller = new AbortController();
     this.asking.add(controller);
-    let frame = 0;
-    let latest: Round | null = null;
-    const draw = () => {
-      frame = 0;
-      if (latest) this.setLive({ ...latest, events: latest.events.map((e) => ({ ...e })) }, latest.id);
-    };
     try {
-      await this.stored$;
-      const round = await ask(this.manager, this.id, question, {
-        files,
-        signal: controller.signal,
-        autoRun: this.autoRun,
-        approve: (card, signal) => this.waitForApproval(`${latest?.id}:${card.callId}`, card, signal),
-        onEvent: (_event, r) => {
-          latest = r;
-          frame ||= requestAnimationFrame(draw);
-        },
-      });
-      cancelAnimationFrame(frame);
-      this.stored = [...this.stored.filter((r) => r.id !== round.id), round];
-      this.setLive(null, round.id);
-    } catch (error) {
-      cancelAnimationFrame(frame);
-      if (latest) this.setLive(null, (latest as Round).id);
-      this.report.notify(error);
+      await this.liveRound((onEvent, latest) =>
+        ask(this.manager, this.id, question, {
+          files,
+          signal: controller.signal,
+          autoRun: this.autoRun,
+          approve: (card, signal) => this.waitForApproval(`${latest()?.id}:${card.callId}`, card, signal),
+          onEvent,
+        }),
+      );
     } finally {
       this.asking.delete(controller);
     }
