@@ -44,7 +44,7 @@ const api: SessionWorkerApi = {
     let storeReady: Promise<SessionStore> | null = null;
     let stored: Promise<StoredSession> | undefined;
     if (sessionId !== null) {
-      storeReady = openDb(options.dbName).then((db) => new SessionStore(db, sessionId));
+      storeReady = openDb(options.dbName, { create: false }).then((db) => new SessionStore(db, sessionId));
       stored = storeReady.then((store) => store.readAll());
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);

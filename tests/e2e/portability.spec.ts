@@ -273,7 +273,7 @@ test('erase all data with a second tab open: no database, no cache, no session, 
   const otherRun = await second.evaluate(async () => {
     const api = window.pytabs!;
     const s = await api.createSession('Second tab');
-    return api.run(s.id, 'y = 1');
+    return { id: s.id, status: (await api.run(s.id, 'y = 1')).status };
   });
   expect(otherRun.status).toBe('ok');
 
@@ -296,6 +296,18 @@ test('erase all data with a second tab open: no database, no cache, no session, 
   // This tab shows it too, and the second tab was told and let go.
   await expect(page.getByRole('alert')).toContainText('All PyTabs data on this device was erased.');
   await expect(second.getByRole('alert')).toContainText('All PyTabs data on this device was erased.');
+  // A run asked for afterwards (a start that had waited on a claim) starts no worker, whose
+  // storage would bring the database back empty.
+  const late = await second.evaluate(async (id) => {
+    const api = window.pytabs!;
+    const message = await api.run(id, 'z = 3').then(
+      () => 'ran',
+      (error: Error) => error.message,
+    );
+    return { message, databases: (await indexedDB.databases()).map((d) => d.name) };
+  }, otherRun.id);
+  expect(late.message).toMatch(/closed in this tab/);
+  expect(late.databases).not.toContain('pytabs');
   await second.getByRole('button', { name: 'Reload' }).click();
   await openApp(second);
 

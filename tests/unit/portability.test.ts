@@ -630,4 +630,33 @@ describe('eraseAllData', () => {
     expect(await fresh.getAll('settings')).toEqual([]);
     fresh.close();
   });
+
+  it('tells of a connection that does not let go, and finishes once it closes', async () => {
+    await seedSession(home.db);
+    // An older page: no versionchange handler, so it holds the database until it closes.
+    const stubborn = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(home.dbName);
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    let told!: () => void;
+    const blocked = new Promise<void>((resolve) => (told = resolve));
+    let done = false;
+    const erasing = eraseAllData(home, { onBlocked: told }).then(() => (done = true));
+    await blocked;
+    expect(done).toBe(false);
+    stubborn.close();
+    await erasing;
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(home.dbName);
+  });
+
+  it('a page that starts listening after the erase hears of it at once and does not bring the database back', async () => {
+    const name = `${home.dbName}-gone`;
+    const page = { dbName: name, disposed: 0, dispose: () => void page.disposed++ };
+    const heard: string[] = [];
+    await onDataErased(page, (reason) => heard.push(reason));
+    expect(heard).toEqual(['erased']);
+    expect(page.disposed).toBe(1);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(name);
+  });
 });

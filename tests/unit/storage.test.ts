@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect, beforeEach } from 'vitest';
-import { openDb, SESSION_STORES, type PyTabsDB } from '../../src/lib/storage/db';
+import { openDb, SESSION_STORES, StorageGoneError, type PyTabsDB } from '../../src/lib/storage/db';
 import { commitChange } from '../../src/lib/storage/commit';
 import { getSession, newSessionRecord, putSession, deleteSessionData, listSessionRecords } from '../../src/lib/storage/sessions';
 import { listFileRecords, readAllFiles, readFileData } from '../../src/lib/storage/files';
@@ -241,5 +241,31 @@ describe('schema', () => {
     });
     expect(blocked).toBe(false);
     expect(() => open.transaction('sessions')).toThrow();
+  });
+
+  it('opened without create, a missing database is StorageGoneError and is not made', async () => {
+    const name = `storage-gone-${n++}`;
+    await expect(openDb(name, { create: false })).rejects.toBeInstanceOf(StorageGoneError);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(name);
+  });
+
+  it('an open without create queued behind an erase fails instead of bringing the database back', async () => {
+    const name = `storage-gone-${n++}`;
+    const open = await openDb(name);
+    await putSession(open, newSessionRecord('s', 'S'));
+    const deleted = new Promise<void>((resolve, reject) => {
+      const req = indexedDB.deleteDatabase(name);
+      req.onsuccess = () => resolve();
+      req.onerror = () => reject(req.error);
+    });
+    // Asked for after the delete (a worker starting late): IndexedDB runs it after the delete.
+    const late = openDb(name, { create: false });
+    await deleted;
+    await expect(late).rejects.toBeInstanceOf(StorageGoneError);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(name);
+    // The page's own open (a reload) is a first visit.
+    const fresh = await openDb(name);
+    expect(await fresh.getAll('sessions')).toEqual([]);
+    fresh.close();
   });
 });

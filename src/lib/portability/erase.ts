@@ -1,5 +1,5 @@
 import { deleteDB } from 'idb';
-import { openDb } from '../storage/db';
+import { openDb, StorageGoneError, type PyTabsDB } from '../storage/db';
 import type { PortableManager } from './manager';
 
 /**
@@ -26,15 +26,15 @@ function appScope(): string | null {
  * exports), its caches and service worker, and its keys in localStorage/sessionStorage.
  * Every tab lets go of the database when it is deleted (each connection closes itself on
  * `versionchange`, storage/db.ts, and `onDataErased` tells each page, this one included);
- * a tab that does not (an older version of the app) makes `onBlocked` fire, and the erase
- * waits for it to close. Afterwards this tab's manager is disposed: reload the page to
+ * a tab that does not within a second (an older version of the app, a worker stuck in a
+ * run) makes `onBlocked` fire, and the erase waits for it to close. Afterwards this tab's manager is disposed: reload the page to
  * start as on a first visit.
  */
 export async function eraseAllData(manager: PortableManager, { onBlocked }: { onBlocked?: () => void } = {}): Promise<EraseReport> {
   manager.dispose();
   const names = new Set([manager.dbName]);
   for (const info of (await indexedDB.databases?.()) ?? []) if (info.name?.startsWith(PYTABS_PREFIX)) names.add(info.name);
-  for (const name of names) await deleteDB(name, { blocked: () => onBlocked?.() });
+  for (const name of names) await deleteWhenLetGo(name, onBlocked);
 
   const scope = appScope();
   const caches: string[] = [];
@@ -58,6 +58,26 @@ export async function eraseAllData(manager: PortableManager, { onBlocked }: { on
   return { databases: [...names], caches, serviceWorkers };
 }
 
+/**
+ * How long a delete may be blocked before the person is told a tab does not let go. A
+ * session worker closes its connection on `versionchange` like the page does, but its
+ * answer crosses threads, and Chromium reports "blocked" before it arrives (tens of ms).
+ */
+const LET_GO_MS = 1000;
+
+async function deleteWhenLetGo(name: string, onBlocked: (() => void) | undefined): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await deleteDB(name, {
+      blocked: () => {
+        timer ??= setTimeout(() => onBlocked?.(), LET_GO_MS);
+      },
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Why this tab's database was closed under it. */
 export type DataGoneReason = 'erased' | 'upgraded';
 
@@ -70,7 +90,16 @@ export type DataGoneReason = 'erased' | 'upgraded';
  * unsubscribe function.
  */
 export async function onDataErased(manager: Pick<PortableManager, 'dbName' | 'dispose'>, listener: (reason: DataGoneReason) => void): Promise<() => void> {
-  const db = await openDb(manager.dbName);
+  let db: PyTabsDB;
+  try {
+    db = await openDb(manager.dbName, { create: false });
+  } catch (error) {
+    // Erased between the manager's opening and this one.
+    if (!(error instanceof StorageGoneError)) throw error;
+    manager.dispose();
+    listener('erased');
+    return () => undefined;
+  }
   const handler = (event: IDBVersionChangeEvent) => {
     db.removeEventListener('versionchange', handler);
     manager.dispose();

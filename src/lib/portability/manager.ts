@@ -14,7 +14,7 @@ export type PortableManager = Pick<SessionManager, 'dbName' | 'getSettings' | 'g
  * manager keeps its connection to itself, and each operation here is one short step.
  */
 export async function withStorage<T>(manager: Pick<PortableManager, 'dbName'>, use: (db: PyTabsDB) => Promise<T>): Promise<T> {
-  const db = await openDb(manager.dbName);
+  const db = await openDb(manager.dbName, { create: false });
   try {
     return await use(db);
   } finally {

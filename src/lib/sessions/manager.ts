@@ -72,6 +72,7 @@ function validateSessionVars(vars: Record<string, string>): Record<string, strin
  */
 export class SessionManager {
   private readonly hosts = new Map<string, SessionHost>();
+  private disposed = false;
   /** Keeps at most `maxLiveWorkers` workers live; every use of a host goes through it. */
   private readonly pool = new WorkerPool(() => this.settings.maxLiveWorkers, () => this.hosts.values());
   private readonly listeners = new Set<() => void>();
@@ -234,6 +235,7 @@ export class SessionManager {
   private host(sessionId: string): SessionHost {
     let host = this.hosts.get(sessionId);
     if (!host) {
+      this.ensureOpen();
       host = new SessionHost(sessionId, {
         ...this.workerEnv(),
         interruptGraceMs: this.options.interruptGraceMs,
@@ -246,6 +248,11 @@ export class SessionManager {
       this.hosts.set(sessionId, host);
     }
     return host;
+  }
+
+  /** After dispose no worker starts: one started late (a start that waited on a claim) would outlive an erase. */
+  private ensureOpen(): void {
+    if (this.disposed) throw new Error('PyTabs was closed in this tab (its data was erased, or the page is closing). Reload the page.');
   }
 
   /** What every worker this page starts is given, a session's or a stateless one. */
@@ -375,6 +382,7 @@ export class SessionManager {
    * @example (await pytabs.runStateless('1 + 1')).result?.['text/plain']; // '2'
    */
   async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+    this.ensureOpen();
     const host = new SessionHost(null, this.workerEnv());
     try {
       return await host.run(code, {}, onEvent);
@@ -596,6 +604,9 @@ export class SessionManager {
    * @example addEventListener('pagehide', () => pytabs.dispose());
    */
   dispose(): void {
+    this.disposed = true;
+    // The workers ended here are not news: a page told of them would read the storage being closed.
+    this.listeners.clear();
     // The flush's transaction is opened before the connection closes, so it still commits.
     void this.runCounts.flush();
     for (const host of this.hosts.values()) host.terminate();

@@ -118,18 +118,39 @@ export class NewerSchemaError extends Error {
   }
 }
 
-export async function openDb(name: string = DEFAULT_DB_NAME): Promise<PyTabsDB> {
+/** The database is not there: PyTabs' data on this device was erased (or never made). */
+export class StorageGoneError extends Error {
+  constructor(name: string) {
+    super(`PyTabs' storage ("${name}") is gone: the data on this device was erased. Reload the page to start again.`);
+    this.name = 'StorageGoneError';
+  }
+}
+
+/**
+ * Opens (and with `create`, makes or upgrades) PyTabs' database. Only the page's manager
+ * creates it; everything else (a session's worker, sessions as files, the erase listener)
+ * opens it with `create: false`, so that an open that was queued behind an erase of all
+ * data fails with StorageGoneError instead of bringing back an empty database.
+ */
+export async function openDb(name: string = DEFAULT_DB_NAME, { create = true }: { create?: boolean } = {}): Promise<PyTabsDB> {
   try {
-    return await openSchema(name);
+    return await openSchema(name, create);
   } catch (error) {
     if ((error as DOMException)?.name === 'VersionError') throw new NewerSchemaError(name);
+    if (!create && (error as DOMException)?.name === 'AbortError') throw new StorageGoneError(name);
     throw error;
   }
 }
 
-function openSchema(name: string): Promise<PyTabsDB> {
+function openSchema(name: string, create: boolean): Promise<PyTabsDB> {
   return openDB<PyTabsSchema>(name, SCHEMA_VERSION, {
-    upgrade(db, oldVersion) {
+    upgrade(db, oldVersion, _newVersion, transaction) {
+      // Aborting the upgrade of a database that did not exist leaves none behind (IndexedDB spec).
+      if (oldVersion === 0 && !create) {
+        transaction.done.catch(() => undefined);
+        transaction.abort();
+        return;
+      }
       if (oldVersion < 1) {
         db.createObjectStore('sessions', { keyPath: 'id' });
         db.createObjectStore('files', { keyPath: ['sessionId', 'path'] });
