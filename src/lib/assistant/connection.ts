@@ -33,10 +33,11 @@ function noAnswer(error: unknown): boolean {
 /**
  * Tests the endpoint as a round would use it (same client, same headers, so the same CORS
  * preflight): lists `/models`, and when the model is not listed (or nothing is), asks it for one
- * token. A request that gets no readable answer is followed by a `no-cors` probe: if that one
- * reaches the server, the browser is what refused (CORS or local network permission); if not,
- * nothing answered. The browser gives both the same TypeError, so the probe is the only honest
- * way to tell them apart from a page (an opaque answer proves a server is there, nothing more).
+ * token. A request that gets no readable answer is followed by a `no-cors` probe
+ * (guarded-fetch.ts `probeReachable`): if a response came, as an opaque answer or, on this
+ * cross-origin isolated page, as the browser's COEP report of one it refused, the browser is
+ * what refused (CORS or local network permission); if not, nothing answered. The browser gives
+ * both the same TypeError, so the probe is the only honest way to tell them apart from a page.
  */
 export async function testConnection(
   endpoint: AssistantEndpoint | EndpointConnection,

@@ -42,19 +42,76 @@ export function guardedFetch(
   };
 }
 
+/** How long a refused probe waits for the browser's report that a response came (it is queued as a task). */
+const REPORT_WAIT_MS = 1500;
+
 /**
- * Asks whether anything answers at `url` without CORS (`mode: 'no-cors'`, no headers, no key):
- * the browser resolves such a request with an opaque response when a server answered, even one
- * that does not allow this page, and rejects it when nothing did. That is how a CORS refusal and
- * an unreachable server, which both reject a normal fetch with the same TypeError, are told apart.
+ * Asks whether anything answers at `url` without CORS (`mode: 'no-cors'`, no headers, no key).
+ * A normal fetch rejects with the same TypeError whether the browser refused the answer (CORS,
+ * local network permission) or nothing answered; this tells them apart. Without cross-origin
+ * isolation the probe resolves with an opaque response when a server answered, and rejects when
+ * nothing did. Under `Cross-Origin-Embedder-Policy: require-corp` (this app's headers) the
+ * browser refuses that opaque answer too, as it lacks `Cross-Origin-Resource-Policy`, but says so
+ * in a "coep" report naming the URL (a ReportingObserver sees it): a report means a server
+ * answered, none means nothing did.
  */
 export async function probeReachable(origin: string, url: string, signal?: AbortSignal, base: typeof fetch = globalThis.fetch.bind(globalThis)): Promise<boolean> {
   if (new URL(url).origin !== origin) throw new OriginRefusedError(new URL(url).origin, origin);
+  const refused = refusedResponse(url);
   try {
-    await base(url, { mode: 'no-cors', credentials: 'omit', referrerPolicy: 'no-referrer', redirect: 'manual', signal });
+    // 'follow': the browser fails a no-cors request with any other redirect mode before sending
+    // it. It carries nothing to leak, and a redirect is an answer.
+    await base(url, { mode: 'no-cors', credentials: 'omit', referrerPolicy: 'no-referrer', redirect: 'follow', signal });
     return true;
   } catch {
     if (signal?.aborted) throw signal.reason;
-    return false;
+    return await refused.seen(REPORT_WAIT_MS, signal);
+  } finally {
+    refused.stop();
   }
+}
+
+interface CoepReportBody {
+  type?: string;
+  blockedURL?: string;
+}
+
+/** Chromium exposes a COEP report's fields through the body's `toJSON()` only. */
+function coepBody(report: Report): CoepReportBody | null {
+  const body = report.body as (CoepReportBody & { toJSON?: () => CoepReportBody }) | null;
+  return typeof body?.toJSON === 'function' ? body.toJSON() : body;
+}
+
+/** Watches for the browser's report that a response from `url` was refused for lacking CORP. */
+function refusedResponse(url: string): { seen(waitMs: number, signal?: AbortSignal): Promise<boolean>; stop(): void } {
+  if (typeof ReportingObserver !== 'function') return { seen: async () => false, stop: () => undefined };
+  const target = new URL(url).href;
+  let found = false;
+  let heard = () => undefined as void;
+  const observer = new ReportingObserver(
+    (reports) => {
+      if (reports.some((report) => coepBody(report)?.blockedURL === target)) {
+        found = true;
+        heard();
+      }
+    },
+    { types: ['coep'] },
+  );
+  observer.observe();
+  return {
+    async seen(waitMs, signal) {
+      if (found) return true;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        heard = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        signal?.addEventListener('abort', heard, { once: true });
+      });
+      if (signal?.aborted) throw signal.reason;
+      return found;
+    },
+    stop: () => observer.disconnect(),
+  };
 }
