@@ -319,7 +319,8 @@ export class SessionView {
         ask(this.manager, this.id, question, {
           files,
           signal: controller.signal,
-          autoRun: this.autoRun,
+          // Asked at each code card: turning auto-run off mid-round holds the round's next card.
+          autoRun: () => this.autoRun,
           approve: (card, signal) => this.waitForApproval(`${latest()?.id}:${card.callId}`, card, signal),
           onEvent,
         }),

@@ -188,6 +188,8 @@ test('the seed question in two sessions at once: each answers from its own data.
       await tab(page, s.name).click();
       // Ask is the default once an endpoint is set.
       await expect(page.getByRole('radiogroup', { name: 'Message mode' }).getByRole('radio', { name: 'Ask' })).toBeChecked();
+      // The empty conversation says what Ask does, not how to write Python.
+      await expect(page.getByRole('region', { name: 'Conversation' })).toContainText('Ask a question about your data');
       await attach(page, [
         { name: 'data.xlsx', buffer: workbook(s.tags) },
         { name: s.marker, buffer: Buffer.from(`this workspace is ${s.name}`) },
@@ -247,6 +249,7 @@ test('Stop ends a streaming answer and a run under way; the session stays usable
     await configure(page, { baseUrl: server.baseUrl, model: 'slow-text' });
     // The session's Python first, so the stream is what runs when Stop is pressed.
     await page.getByRole('radio', { name: 'Code' }).check();
+    await expect(page.getByRole('region', { name: 'Conversation' })).toContainText('Write Python and press Send.');
     await send(page, 'print(1)');
     await expect(reply(page, 1)).toContainText('1', FIRST_RUN);
     await page.getByRole('radio', { name: 'Ask' }).check();

@@ -235,6 +235,31 @@ describe('ask: limits, approvals and stop', () => {
     expect(notesOf(same.round, 'limit')[0]).toMatchObject({ message: expect.stringContaining('same error came back 2 times') });
   });
 
+  it('turning auto-run off during a round holds its next code card for approval', async () => {
+    await endpoint.update({ maxRuns: 3 });
+    try {
+      let auto = true;
+      const asked: number[] = [];
+      const { round } = await askWith('run-forever', 'Go', {
+        autoRun: () => auto,
+        approve: async (card) => {
+          asked.push(card.block);
+          return { action: 'run' };
+        },
+        // The person unticks auto-run once the first card has run.
+        onEvent: (event) => {
+          if (event.type === 'code_start') auto = false;
+        },
+      });
+      const cards = cardsOf(round);
+      expect(cards).toHaveLength(3);
+      expect(asked).toEqual([cards[1].block, cards[2].block]);
+      await expect(ask(engine, 'main', 'Go', { endpoint, autoRun: () => true })).rejects.toThrow('needs an approve callback');
+    } finally {
+      await endpoint.update({ maxRuns: 8 });
+    }
+  });
+
   it('asks for approval when code does not run automatically: edit runs the edited code, skip is told to the model', async () => {
     await writeSessionPrefs(engine.settingsStore, 'main', { autoRun: false });
     try {

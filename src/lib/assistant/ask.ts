@@ -35,8 +35,11 @@ export interface AskOptions {
   signal?: AbortSignal;
   /** Asked for each code card when code does not run automatically; its signal aborts with the round. */
   approve?: (card: Readonly<CodeCard>, signal: AbortSignal) => Promise<Approval>;
-  /** Run the model's code without asking; by default the session's choice (on unless turned off). */
-  autoRun?: boolean;
+  /**
+   * Run the model's code without asking; by default the session's choice (on unless turned off).
+   * A function is asked at each code card, so a change during the round applies to its next card.
+   */
+  autoRun?: boolean | (() => boolean);
   /** By default the page's endpoint for the engine's database (its Settings and key). */
   endpoint?: AssistantEndpoint;
   retry?: Partial<RetryPolicy>;
@@ -88,8 +91,11 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function ask(engine: AssistantEngine, sessionId: string, question: string, options: AskOptions = {}): Promise<Round> {
   const { files = [], onEvent } = options;
   const endpoint = options.endpoint ?? (await assistantEndpoint(engine.settingsStore));
-  const autoRun = options.autoRun ?? (await readSessionPrefs(engine.settingsStore, sessionId)).autoRun;
-  if (!autoRun && !options.approve) throw new Error('Code does not run automatically in this session, so ask() needs an approve callback.');
+  const choice = options.autoRun ?? (await readSessionPrefs(engine.settingsStore, sessionId)).autoRun;
+  const autoRun = typeof choice === 'function' ? choice : () => choice;
+  if ((typeof choice === 'function' || !choice) && !options.approve) {
+    throw new Error('Code does not (or may stop to) run automatically in this session, so ask() needs an approve callback.');
+  }
   const settings = endpoint.settings;
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
 
@@ -293,7 +299,7 @@ class RoundLoop {
     private readonly engine: AssistantEngine,
     private readonly sessionId: string,
     private readonly settings: AssistantSettings,
-    private readonly autoRun: boolean,
+    private readonly autoRun: () => boolean,
     private readonly approve: AskOptions['approve'],
     private readonly emit: (event: RoundEvent) => void,
     private readonly changed: (card: CodeCard) => void,
@@ -353,7 +359,7 @@ class RoundLoop {
     }
     const card: CodeCard = { type: 'code_card', block: this.block++, step, callId, source, proposed, code: proposed, status: 'proposed' };
     this.emit(card);
-    if (!this.autoRun && this.approve) {
+    if (!this.autoRun() && this.approve) {
       const decision = await untilAborted(this.approve({ ...card }, this.signal), this.signal);
       if (decision.action === 'skip') {
         card.status = 'skipped';
