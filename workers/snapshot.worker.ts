@@ -15,23 +15,11 @@ let giveWasm: (module: WebAssembly.Module | undefined) => void = () => undefined
 const wasm = new Promise<WebAssembly.Module | undefined>((resolve) => (giveWasm = resolve));
 
 const api: SnapshotMakerApi = {
-  async make(indexURL, booting) {
+  async make(indexURL) {
     const fetches = interceptLoad(indexURL, { compiled: wasm });
-    // Pyodide's module script, imported here so that its settings can be watched: Emscripten
-    // counts the files it still waits for (the standard library, the wasm), and when none is
-    // left the boot, all processor work, begins.
+    // Pyodide's module script from its decoded .gz copy, as the session worker imports it.
     const script = pyodideScript(indexURL);
-    let waited = false;
-    const createPyodideModule: CreatePyodideModule = async (settings) => {
-      (settings as { monitorRunDependencies?: (left: number) => void }).monitorRunDependencies = (left) => {
-        if (left > 0) waited = true;
-        else if (waited) {
-          waited = false;
-          void Promise.resolve(booting()).catch(() => undefined);
-        }
-      };
-      return (await script)(settings);
-    };
+    const createPyodideModule: CreatePyodideModule = async (settings) => (await script)(settings);
     let bytes: Uint8Array<ArrayBuffer>;
     try {
       bytes = (await makeSnapshot(RUNTIME_SOURCES, { indexURL, createPyodideModule })) as Uint8Array<ArrayBuffer>;

@@ -139,9 +139,8 @@ export interface SnapshotMakerApi {
   /**
    * Boots Pyodide on the wasm that `supplyWasm` gives (its other files it fetches at once),
    * imports the runtime, keeps the packed snapshot in Cache Storage and returns it unpacked.
-   * `booting` is called once Pyodide has all its files and boots, which takes no download.
    */
-  make(indexURL: string, booting: () => void): Promise<PageSnapshot>;
+  make(indexURL: string): Promise<PageSnapshot>;
   /** Pyodide's wasm as the page compiled it; undefined: the worker fetches it itself. */
   supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
 }

@@ -25,10 +25,15 @@ const downloads = new Map<string, Download<unknown>>();
 /** Where a page's snapshot came from, by core URL, until its first start is over (keepStartSnapshot). */
 interface SnapshotOrigin {
   file: string;
-  /** Kept on this device, downloaded, made here (and kept by its maker), or none to be had. */
-  from: 'device' | 'network' | 'made' | 'none';
+  /**
+   * Kept on this device, downloaded, or none yet: the first start boots plainly, and one is
+   * got for the starts after it ('later': downloaded, or made here when the link is slow).
+   */
+  from: 'device' | 'network' | 'later';
   /** The build's file as downloaded, to keep on this device. */
   packed?: Uint8Array<ArrayBuffer>;
+  /** For 'later': how long the download would take, by the wasm's rate (undefined: not known). */
+  expectedMs?: number;
 }
 const origins = new Map<string, SnapshotOrigin>();
 
@@ -66,7 +71,7 @@ function once<T>(key: string, fetchIt: (report: (progress: FetchProgress) => voi
 
 /**
  * The start snapshot, found once per page: the one kept on this device, else (a first
- * visit) the build's downloaded or one made here, whichever comes first (firstSnapshot),
+ * visit) the build's when the link brings it sooner than Python boots (firstSnapshot),
  * else null, and the page's workers boot Python plainly. Every worker the page starts gets
  * a copy in a message after its start, which costs a memory copy; a worker fetching it
  * itself reads 31 MB from the HTTP cache each time, several times slower. Undefined when
@@ -86,60 +91,51 @@ async function findSnapshot(indexURL: string, report: (progress: FetchProgress) 
     origins.set(indexURL, { file, from: 'device' });
     return { file, bytes: kept };
   }
-  const { snapshot, from, packed } = await firstSnapshot(indexURL, build, report);
-  origins.set(indexURL, { file, from, packed });
-  return snapshot;
-}
-
-interface Found {
-  snapshot: PageSnapshot | null;
-  from: SnapshotOrigin['from'];
-  packed?: Uint8Array<ArrayBuffer>;
+  return firstSnapshot(indexURL, build, report);
 }
 
 /**
- * A first visit's snapshot: downloaded, or made here, or both raced (snapshot-source.ts
- * says when each way is tried); the way that loses the race is stopped.
+ * A first visit's snapshot. On a fast link the build's is downloaded before the first start
+ * (the wasm, which every start needs first, says how fast the link is). On a slower one the
+ * first session does not wait for it: its worker boots Python plainly, which on a 20 Mbit/s
+ * line is sooner than downloading 6 MB more, and one is got after that start for the starts
+ * after it (keepStartSnapshot).
  */
-async function firstSnapshot(
-  indexURL: string,
-  build: BuildSnapshot,
-  report: (progress: FetchProgress) => void,
-): Promise<Found> {
+async function firstSnapshot(indexURL: string, build: BuildSnapshot, report: (progress: FetchProgress) => void): Promise<PageSnapshot | null> {
   const { file } = build;
-  const url = `${indexURL}${file}.gz`;
-  // The wasm comes first: every start needs it, and how it came tells how fast the link is.
   await wasmFetched(indexURL);
-  const expected = await expectedDownloadMs(`${indexURL}pyodide.asm.wasm.gz`, build.bytes);
-  if (expected !== undefined && expected <= DOWNLOAD_WINS_MS) {
-    const packed = await downloadSnapshot(url, report);
-    if (packed) return { snapshot: { file, bytes: unpackSnapshot(packed) }, from: 'network', packed };
+  const expectedMs = await expectedDownloadMs(`${indexURL}pyodide.asm.wasm.gz`, build.bytes);
+  if (expectedMs !== undefined && expectedMs <= DOWNLOAD_WINS_MS) {
+    const packed = await downloadSnapshot(`${indexURL}${file}.gz`, report);
+    if (packed) {
+      origins.set(indexURL, { file, from: 'network', packed });
+      return { file, bytes: unpackSnapshot(packed) };
+    }
   }
-  // Pyodide's other files are on their way for the session's own worker: the maker gets them from the HTTP cache.
-  const maker = startSnapshotMaker(indexURL);
-  maker.supplyWasm(await pageWasm(indexURL));
-  const stop = new AbortController();
-  const downloaded =
-    expected !== undefined && expected > DOWNLOAD_MAY_WIN_MS ? Promise.resolve(undefined)
-    : maker.booting.then(() => downloadSnapshot(url, report, stop.signal));
-  const made = maker.result.then((snapshot): Found | undefined => snapshot && { snapshot, from: 'made' });
-  const fetched = downloaded.then((packed): Found | undefined => packed && { snapshot: { file, bytes: unpackSnapshot(packed) }, from: 'network', packed });
-  const first = await firstDefined([made, fetched]);
-  stop.abort();
-  maker.stop();
-  return first?.snapshot?.file === file ? first : { snapshot: null, from: 'none' };
+  origins.set(indexURL, { file, from: 'later', expectedMs });
+  return null;
 }
 
-/** The first of `promises` to resolve to something; undefined once all resolved to nothing or failed. */
-function firstDefined<T>(promises: Promise<T | undefined>[]): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    let left = promises.length;
-    const settled = (value: T | undefined) => {
-      if (value !== undefined) resolve(value);
-      else if (--left === 0) resolve(undefined);
-    };
-    for (const promise of promises) void promise.then(settled, () => settled(undefined));
-  });
+/**
+ * The snapshot for the starts after a plain first one: downloaded when that is expected
+ * within DOWNLOAD_MAY_WIN_MS, else made here by a worker of its own (which also keeps it).
+ * Kept on this device, and from then on what pageSnapshot gives this page's next starts.
+ */
+async function laterSnapshot(indexURL: string, origin: SnapshotOrigin): Promise<void> {
+  const { file, expectedMs } = origin;
+  let snapshot: PageSnapshot | undefined;
+  const packed = expectedMs !== undefined && expectedMs <= DOWNLOAD_MAY_WIN_MS ? await downloadSnapshot(`${indexURL}${file}.gz`, () => undefined) : undefined;
+  if (packed) {
+    await keepLocalSnapshot(indexURL, file, packed);
+    snapshot = { file, bytes: unpackSnapshot(packed) };
+  } else {
+    const maker = startSnapshotMaker(indexURL);
+    maker.supplyWasm(await pageWasm(indexURL));
+    snapshot = await maker.result;
+  }
+  if (snapshot?.file !== file) return;
+  const done: Download<PageSnapshot | null> = { result: Promise.resolve(snapshot), last: null, watchers: new Set(), fetched: Promise.resolve() };
+  downloads.set(`snapshot ${indexURL}`, done);
 }
 
 /** Settles once the page's download of the wasm is over, before its compile is. */
@@ -150,8 +146,8 @@ function wasmFetched(indexURL: string): Promise<void> {
 
 /**
  * After the page's first start that succeeded, in idle time: keeps a downloaded snapshot on
- * this device, for every later visit; one made here its maker has kept already. A kept one
- * that failed to restore is dropped, and the next visit gets another.
+ * this device, for every later visit, or (after a plain first start) gets one for the next
+ * starts. A kept one that failed to restore is dropped, and the next visit gets another.
  */
 export function keepStartSnapshot(indexURL: string, report: StartReport): void {
   const origin = origins.get(indexURL);
@@ -159,6 +155,7 @@ export function keepStartSnapshot(indexURL: string, report: StartReport): void {
   origins.delete(indexURL);
   if (origin.from === 'device' && report.snapshot === 'fallback') void dropLocalSnapshot(indexURL, origin.file).catch(() => undefined);
   if (origin.from === 'network' && report.snapshot === 'used') whenIdle(() => keepLocalSnapshot(indexURL, origin.file, origin.packed!));
+  if (origin.from === 'later') whenIdle(() => laterSnapshot(indexURL, origin));
 }
 
 /** Runs `task` when the page's thread is idle (within a couple of seconds at most). */

@@ -5,8 +5,6 @@ import type { PageSnapshot, SnapshotMakerApi } from '../worker-api';
 export interface SnapshotMaker {
   /** The snapshot, kept in Cache Storage by then (src/lib/local-snapshot.ts); undefined when it failed or was stopped. */
   result: Promise<PageSnapshot | undefined>;
-  /** Settles once its Pyodide has all its files and boots: from then on it downloads nothing. */
-  booting: Promise<void>;
   /** Lets it boot, on the page's compiled wasm (undefined: it fetches the wasm itself). */
   supplyWasm(module: WebAssembly.Module | undefined): void;
   /** Ends it, wherever it is. */
@@ -26,17 +24,10 @@ export function startSnapshotMaker(indexURL: string): SnapshotMaker {
     stopped = () => resolve(undefined);
     worker.addEventListener('error', stopped, { once: true });
   });
-  let booted!: () => void;
-  const booting = new Promise<void>((resolve) => (booted = resolve));
-  const made = api.make(indexURL, Comlink.proxy(() => booted())).catch(() => undefined);
-  const result = Promise.race([made, ended]).finally(() => {
-    worker.terminate();
-    // One that ends before it boots never will: nobody waiting for that should wait on.
-    booted();
-  });
+  const made = api.make(indexURL).catch(() => undefined);
+  const result = Promise.race([made, ended]).finally(() => worker.terminate());
   return {
     result,
-    booting,
     supplyWasm: (module) => void api.supplyWasm(module).catch(() => undefined),
     stop: () => stopped(),
   };

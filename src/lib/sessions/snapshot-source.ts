@@ -2,23 +2,23 @@ import { countedResponse, fileNameOf, type FetchProgress } from '../fetch-progre
 import { gunzippedBody } from '../gunzip';
 
 /*
- * A first visit has no start snapshot on the device: it can download the build's (its gzip
- * copy, 6.3 MB), or make one here, which costs no download but a plain boot of Python
- * (1.5-2 s of processor time on an idle machine here, many times that on a busy one).
- * Which is sooner depends on the link and on the processor; the link is known once the
- * wasm, which every start needs first, has come in; the processor is not known in advance.
+ * A first visit has no start snapshot on the device. Its first session waits for the
+ * build's (its gzip copy, 6 MB) only when the link brings it sooner than Python boots;
+ * otherwise that session boots plainly, and the snapshot for the starts after it is then
+ * downloaded, or made here where the link is slow (a plain boot of processor time, 1.5-2 s
+ * on an idle machine here). The link is known once the wasm, which every start needs
+ * first, has come in.
  */
 
-/** A download expected within this time beats making the snapshot here on any processor: it is the only way tried. */
+/** A download expected within this time is waited for by the first start (sooner than a plain boot on any processor). */
 export const DOWNLOAD_WINS_MS = 1500;
 
 /**
- * A download expected within this time may beat making the snapshot: both are started, the
- * download only once the maker has its files and boots (so it takes no bandwidth from
- * them), and the first snapshot in is used. The wasm shared the link with the app's own
- * scripts, so its rate understates the link (at 20 Mbit/s it came in at 1.1-1.4 MB/s
- * here): under about 6 Mbit/s by that measure the snapshot is only made here, and the
- * first visit downloads nothing more than a bare Pyodide does.
+ * After a plain first start, a download expected within this time gets the snapshot for
+ * the next starts; a slower one is left, and the snapshot made here. The wasm shared the
+ * link with the app's own scripts, so its rate understates the link (at 20 Mbit/s it came
+ * in at 1.1-1.4 MB/s here): under about 6 Mbit/s by that measure the snapshot is made here,
+ * and the first visit downloads nothing more than a bare Pyodide does.
  */
 export const DOWNLOAD_MAY_WIN_MS = 8000;
 
