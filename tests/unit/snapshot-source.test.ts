@@ -16,7 +16,6 @@ const GZIPPED = gzipSync(PACKED);
 const PACED = { chunk: 20_000, chunks: 15, everyMs: 20 };
 let server: Server;
 let base: string;
-let gaveUp = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -30,10 +29,7 @@ beforeAll(async () => {
           res.end();
         }
       }, PACED.everyMs);
-      res.on('close', () => {
-        if (sent < PACED.chunks) gaveUp++;
-        clearInterval(timer);
-      });
+      res.on('close', () => clearInterval(timer));
       return;
     }
     if (req.url === '/snapshot.bin.gz') return void res.writeHead(200, { 'Content-Type': 'application/gzip' }).end(GZIPPED);
@@ -75,13 +71,5 @@ describe("a first visit's snapshot download", () => {
   it('is nothing when the file is missing or the host answers with its HTML page', async () => {
     expect(await downloadSnapshot(`${base}/missing/snapshot.bin.gz`, () => undefined)).toBeUndefined();
     expect(await downloadSnapshot(`${base}/fallback/snapshot.bin.gz`, () => undefined)).toBeUndefined();
-  });
-
-  it('stops when the race is lost, and the server sees the download given up', async () => {
-    const stop = new AbortController();
-    setTimeout(() => stop.abort(), 3 * PACED.everyMs);
-    const before = gaveUp;
-    expect(await downloadSnapshot(`${base}/paced.bin`, () => undefined, stop.signal)).toBeUndefined();
-    await expect.poll(() => gaveUp).toBe(before + 1);
   });
 });

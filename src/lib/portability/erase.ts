@@ -27,8 +27,8 @@ function appScope(): string | null {
  * Every tab lets go of the database when it is deleted (each connection closes itself on
  * `versionchange`, storage/db.ts, and `onDataErased` tells each page, this one included);
  * a tab that does not within a second (an older version of the app, a worker stuck in a
- * run) makes `onBlocked` fire, and the erase waits for it to close. Afterwards this tab's manager is disposed: reload the page to
- * start as on a first visit.
+ * run) makes `onBlocked` fire, and the erase waits for it to close. Afterwards this tab's
+ * manager is disposed: reload the page to start as on a first visit.
  */
 export async function eraseAllData(manager: PortableManager, { onBlocked }: { onBlocked?: () => void } = {}): Promise<EraseReport> {
   manager.dispose();

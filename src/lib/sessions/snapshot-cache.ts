@@ -3,7 +3,7 @@ import { gunzippedBody } from '../gunzip';
 import { countClone, type FetchProgress } from '../fetch-progress';
 import { dropLocalSnapshot, keepLocalSnapshot, readLocalSnapshot } from '../local-snapshot';
 import type { PageSnapshot, StartReport } from '../worker-api';
-import { startSnapshotMaker } from './snapshot-maker';
+import { makeSnapshotHere } from './snapshot-maker';
 import { buildSnapshot, downloadSnapshot, DOWNLOAD_MAY_WIN_MS, DOWNLOAD_WINS_MS, expectedDownloadMs, type BuildSnapshot } from './snapshot-source';
 
 export type { PageSnapshot };
@@ -69,6 +69,8 @@ function once<T>(key: string, fetchIt: (report: (progress: FetchProgress) => voi
   return download.result;
 }
 
+const snapshotKey = (indexURL: string) => `snapshot ${indexURL}`;
+
 /**
  * The start snapshot, found once per page: the one kept on this device, else (a first
  * visit) the build's when the link brings it sooner than Python boots (firstSnapshot),
@@ -79,7 +81,7 @@ function once<T>(key: string, fetchIt: (report: (progress: FetchProgress) => voi
  * how a download goes while it is under way (a first start waits for it).
  */
 export function pageSnapshot(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<PageSnapshot | null | undefined> {
-  return once(`snapshot ${indexURL}`, (report) => findSnapshot(indexURL, report), watch);
+  return once(snapshotKey(indexURL), (report) => findSnapshot(indexURL, report), watch);
 }
 
 async function findSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | null | undefined> {
@@ -129,13 +131,11 @@ async function laterSnapshot(indexURL: string, origin: SnapshotOrigin): Promise<
     await keepLocalSnapshot(indexURL, file, packed);
     snapshot = { file, bytes: unpackSnapshot(packed) };
   } else {
-    const maker = startSnapshotMaker(indexURL);
-    maker.supplyWasm(await pageWasm(indexURL));
-    snapshot = await maker.result;
+    snapshot = await makeSnapshotHere(indexURL, await pageWasm(indexURL));
   }
   if (snapshot?.file !== file) return;
   const done: Download<PageSnapshot | null> = { result: Promise.resolve(snapshot), last: null, watchers: new Set(), fetched: Promise.resolve() };
-  downloads.set(`snapshot ${indexURL}`, done);
+  downloads.set(snapshotKey(indexURL), done);
 }
 
 /** Settles once the page's download of the wasm is over, before its compile is. */

@@ -61,15 +61,11 @@ export async function expectedDownloadMs(url: string, bytes: number): Promise<nu
 
 /**
  * Downloads the build's snapshot from its gzip copy `url`, decoded as it streams, to the
- * packed form (snapshot-codec.ts); undefined when it fails or `signal` stops it.
+ * packed form (snapshot-codec.ts); undefined when it fails.
  */
-export async function downloadSnapshot(
-  url: string,
-  report: (progress: FetchProgress) => void,
-  signal?: AbortSignal,
-): Promise<Uint8Array<ArrayBuffer> | undefined> {
+export async function downloadSnapshot(url: string, report: (progress: FetchProgress) => void): Promise<Uint8Array<ArrayBuffer> | undefined> {
   try {
-    const response = await fetch(url, { signal });
+    const response = await fetch(url);
     // A server without the file may answer with its HTML fallback page instead of a 404.
     if (!response.ok || !response.body || response.headers.get('Content-Type')?.startsWith('text/html')) return undefined;
     const body = await gunzippedBody(countedResponse(response, fileNameOf(url), report).body!);
