@@ -3,7 +3,7 @@ import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
-import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type CodeCard } from '../lib/assistant';
+import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 
 /** Where the page reports what went wrong, and what went right. */
@@ -135,21 +135,21 @@ export class SessionView {
     }
   }
 
-  async setMode(mode: MessageMode): Promise<void> {
-    this.prefReads++;
+  setMode(mode: MessageMode): Promise<void> {
     this.modeChoice = mode;
-    try {
-      await writeSessionPrefs(this.manager.settingsStore, this.id, { mode });
-    } catch (error) {
-      this.report.notify(error);
-    }
+    return this.savePrefs({ mode });
   }
 
-  async setAutoRun(autoRun: boolean): Promise<void> {
-    this.prefReads++;
+  setAutoRun(autoRun: boolean): Promise<void> {
     this.autoRun = autoRun;
+    return this.savePrefs({ autoRun });
+  }
+
+  /** Stores a choice already shown; a read still under way must not put back the old one. */
+  private async savePrefs(change: Partial<AssistantSessionPrefs>): Promise<void> {
+    this.prefReads++;
     try {
-      await writeSessionPrefs(this.manager.settingsStore, this.id, { autoRun });
+      await writeSessionPrefs(this.manager.settingsStore, this.id, change);
     } catch (error) {
       this.report.notify(error);
     }
