@@ -1,4 +1,5 @@
 import * as Comlink from 'comlink';
+import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartProgress, StartReport } from '../worker-api';
 import type { PageSnapshot } from './snapshot-cache';
@@ -118,7 +119,7 @@ export class SessionHost {
     let kill!: (reason: Error) => void;
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
-    const interrupt = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
+    const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
     const live: LiveWorker = { worker, api, killed, kill, interrupt, started: Promise.resolve(null as never) };
     worker.addEventListener('error', (event) => {
       event.preventDefault();
