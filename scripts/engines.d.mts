@@ -1,0 +1,39 @@
+export type EngineName = 'firefox' | 'webkit';
+export declare const ENGINES: readonly EngineName[];
+
+/** An element found in a page, driven with the engine's real input (WebDriver clicks and keys). */
+export interface EngineElement {
+  click(): Promise<void>;
+  type(text: string): Promise<void>;
+  press(key: 'Enter' | 'Escape' | 'Tab'): Promise<void>;
+  /** Sets the files of an `<input type=file>` as the engine's file chooser would. */
+  upload(...paths: string[]): Promise<void>;
+}
+
+/** One tab. `evaluate` runs `fn(arg)` in the page (it may be async) and returns its JSON value. */
+export interface EnginePage {
+  goto(url: string): Promise<void>;
+  reload(): Promise<void>;
+  url(): Promise<string> | string;
+  evaluate<T, A = unknown>(fn: (arg: A) => T | Promise<T>, arg?: A): Promise<T>;
+  /** The element that `fn(arg)` returns in the page, or null when it returns none. */
+  element<A = unknown>(fn: (arg: A) => Element | null | undefined, arg?: A): Promise<EngineElement | null>;
+  close(): Promise<void>;
+}
+
+/** A browser with a fresh profile of its own. */
+export interface EngineProfile {
+  engine: EngineName;
+  version: string;
+  newPage(): Promise<EnginePage>;
+  close(): Promise<void>;
+}
+
+export interface Engine {
+  name: EngineName;
+  newProfile(): Promise<EngineProfile>;
+  close(): Promise<void>;
+}
+
+export declare function engineMissing(name: EngineName): string;
+export declare function launchEngine(name: EngineName): Promise<Engine>;

@@ -1,0 +1,219 @@
+// Firefox ESR and WebKitGTK for the cross-engine tests (tests/engines) and the bench: Playwright's
+// own Firefox and WebKit cannot be downloaded here, and its `moz-firefox` channel fails against
+// ESR 153, so Firefox is driven by puppeteer-core over WebDriver BiDi and WebKitGTK's MiniBrowser
+// by selenium-webdriver through WebKitWebDriver, under an Xvfb display of its own.
+// Both are wrapped in one small surface (a profile, its pages, evaluate, elements) so a test or a
+// measurement is written once for both engines.
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export const ENGINES = /** @type {const} */ (['firefox', 'webkit']);
+
+const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
+const MINIBROWSER = process.env.MINIBROWSER_PATH ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+
+/** What is missing for an engine to run here, or '' when it can. */
+export function engineMissing(name) {
+  const need = name === 'firefox' ? [FIREFOX] : [WEBKIT_DRIVER, MINIBROWSER, 'Xvfb'];
+  for (const bin of need) {
+    try {
+      execFileSync('sh', ['-c', `command -v "${bin}"`], { stdio: 'ignore' });
+    } catch {
+      return `${bin} not found (apt-get install -y firefox-esr webkit2gtk-driver xvfb)`;
+    }
+  }
+  return '';
+}
+
+/**
+ * Starts an engine: `newProfile()` opens a browser with a fresh profile (its own storage, service
+ * workers and caches), as a new person's browser would be.
+ * @param {'firefox' | 'webkit'} name
+ */
+export async function launchEngine(name) {
+  if (name === 'firefox') return { name, newProfile: firefoxProfile, close: async () => undefined };
+  const display = await xvfb();
+  const port = await freePort();
+  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: display.name } });
+  await untilListening(port);
+  return {
+    name,
+    newProfile: () => webkitProfile(`http://127.0.0.1:${port}`),
+    close: async () => {
+      driver.kill();
+      display.process.kill();
+    },
+  };
+}
+
+async function firefoxProfile() {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    protocol: 'webDriverBiDi',
+    executablePath: FIREFOX,
+    headless: true,
+    protocolTimeout: 600_000,
+    // Quiet in a container: no update checks, telemetry or first-run pages.
+    extraPrefsFirefox: { 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false, 'browser.shell.checkDefaultBrowser': false },
+  });
+  const version = await browser.version();
+  const wrap = (page) => firefoxPage(page);
+  return {
+    engine: 'firefox',
+    version,
+    async newPage() {
+      const page = await browser.newPage();
+      return wrap(page);
+    },
+    close: () => browser.close().catch(() => undefined),
+  };
+}
+
+function firefoxPage(page) {
+  const element = (handle) => ({
+    click: () => handle.click(),
+    type: (text) => handle.type(text),
+    press: (key) => handle.press(key),
+    upload: (...paths) => handle.uploadFile(...paths),
+  });
+  return {
+    async goto(url) {
+      await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+    },
+    async reload() {
+      await page.reload({ waitUntil: 'load', timeout: 60_000 });
+    },
+    url: () => page.url(),
+    evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
+    async element(fn, arg) {
+      const handle = await page.evaluateHandle(fn, arg ?? null);
+      const el = handle.asElement();
+      if (!el) {
+        await handle.dispose();
+        return null;
+      }
+      return element(el);
+    },
+    close: () => page.close(),
+  };
+}
+
+async function webkitProfile(server) {
+  const { Builder, Key } = await import('selenium-webdriver');
+  const driver = await new Builder()
+    .usingServer(server)
+    .withCapabilities({
+      browserName: 'MiniBrowser',
+      'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+    })
+    .build();
+  await driver.manage().setTimeouts({ script: 600_000, pageLoad: 60_000 });
+  const caps = await driver.getCapabilities();
+  const version = `WebKitGTK ${caps.get('browserVersion') ?? ''}`.trim();
+  const KEYS = { Enter: Key.ENTER, Escape: Key.ESCAPE, Tab: Key.TAB };
+  // One window has WebDriver's focus at a time: each page switches to its own before a command.
+  let current = await driver.getWindowHandle();
+  const onWindow = async (handle) => {
+    if (current !== handle) await driver.switchTo().window(handle);
+    current = handle;
+  };
+  const page = (handle) => ({
+    async goto(url) {
+      await onWindow(handle);
+      await driver.get(url);
+    },
+    async reload() {
+      await onWindow(handle);
+      await driver.navigate().refresh();
+    },
+    async url() {
+      await onWindow(handle);
+      return driver.getCurrentUrl();
+    },
+    async evaluate(fn, arg) {
+      await onWindow(handle);
+      const out = await driver.executeAsyncScript(ASYNC_CALL(fn), arg ?? null);
+      if (out && 'error' in out) throw new Error(`in the page: ${out.error}`);
+      return out?.value;
+    },
+    async element(fn, arg) {
+      await onWindow(handle);
+      const el = await driver.executeScript(`return (${fn})(arguments[0]);`, arg ?? null);
+      if (!el || typeof el.click !== 'function') return null;
+      return {
+        click: async () => (await onWindow(handle), el.click()),
+        type: async (text) => (await onWindow(handle), el.sendKeys(text)),
+        press: async (key) => (await onWindow(handle), el.sendKeys(KEYS[key] ?? key)),
+        upload: async (...paths) => (await onWindow(handle), el.sendKeys(paths.join('\n'))),
+      };
+    },
+    async close() {
+      await onWindow(handle);
+      await driver.close();
+    },
+  });
+  const first = current;
+  let used = false;
+  return {
+    engine: 'webkit',
+    version,
+    async newPage() {
+      if (!used) {
+        used = true;
+        return page(first);
+      }
+      await driver.switchTo().newWindow('tab');
+      current = await driver.getWindowHandle();
+      return page(current);
+    },
+    close: () => driver.quit().catch(() => undefined),
+  };
+}
+
+/** Runs `fn(arg)` (maybe async) in the page and reports its value or its error through WebDriver's async script. */
+const ASYNC_CALL = (fn) => `
+  const done = arguments[arguments.length - 1];
+  Promise.resolve().then(() => (${fn})(arguments[0])).then(
+    (value) => done({ value: value === undefined ? null : value }),
+    (e) => done({ error: String(e && e.stack ? e.message + '\\n' + e.stack : e) }),
+  );`;
+
+/** An Xvfb server on a free display (-displayfd): MiniBrowser is a GTK window even when nobody looks. */
+async function xvfb() {
+  const process_ = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const number = await new Promise((resolve, reject) => {
+    let out = '';
+    process_.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    process_.on('exit', (code) => reject(new Error(`Xvfb exited (${code})`)));
+  });
+  return { name: `:${number}`, process: process_ };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function untilListening(port) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/status`);
+      if (res.ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`WebKitWebDriver did not start on port ${port}`);
+}
