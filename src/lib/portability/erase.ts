@@ -78,6 +78,13 @@ async function deleteWhenLetGo(name: string, onBlocked: (() => void) | undefined
   }
 }
 
+/**
+ * The connections `onDataErased` listens on. Firefox collects a connection that nothing
+ * references, listener and all, and the page then never hears of an erase: each is held
+ * here until its listener is removed.
+ */
+const listening = new Set<PyTabsDB>();
+
 /** Why this tab's database was closed under it. */
 export type DataGoneReason = 'erased' | 'upgraded';
 
@@ -102,12 +109,15 @@ export async function onDataErased(manager: Pick<PortableManager, 'dbName' | 'di
   }
   const handler = (event: IDBVersionChangeEvent) => {
     db.removeEventListener('versionchange', handler);
+    listening.delete(db);
     manager.dispose();
     listener(event.newVersion === null ? 'erased' : 'upgraded');
   };
   db.addEventListener('versionchange', handler);
+  listening.add(db);
   return () => {
     db.removeEventListener('versionchange', handler);
+    listening.delete(db);
     db.close();
   };
 }
