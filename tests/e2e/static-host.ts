@@ -22,17 +22,42 @@ export interface Served {
 }
 
 /**
- * A plain static host for a built `dist/`, under a sub-path (`/sub/app/`), with the headers
- * `vite preview` sends (COOP/COEP, `Vary: Origin`, `Cache-Control: no-cache`, a weak ETag
- * answered with 304) and nothing else: no compression, no rewrites. The directory it serves
- * can be swapped (a new version deployed), and it can refuse every connection (the network
- * cut) while counting what still reached it.
+ * Which headers the host adds: `isolated` the COOP/COEP pair `vite preview` sends; `plain` none
+ * at all (GitHub Pages, a school's web space); `project` the rules of the build's own `_headers`
+ * file (COOP/COEP and the session worker's CSP), as Netlify or Cloudflare Pages apply them.
+ */
+export type HostHeaders = 'isolated' | 'plain' | 'project';
+
+/** `_headers` rules (Netlify's format: a path pattern, then indented `Name: value` lines). */
+function headerRules(file: string): { pattern: RegExp; headers: Record<string, string> }[] {
+  const rules: { pattern: RegExp; headers: Record<string, string> }[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim() || line.trim().startsWith('#')) continue;
+    if (!/^\s/.test(line)) {
+      const pattern = line.trim().replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+      rules.push({ pattern: new RegExp(`^${pattern}$`), headers: {} });
+      continue;
+    }
+    const colon = line.indexOf(':');
+    rules.at(-1)!.headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return rules;
+}
+
+/**
+ * A plain static host for a built `dist/`, under a sub-path (`/sub/app/`): `Vary: Origin`,
+ * `Cache-Control: no-cache`, a weak ETag answered with 304, the headers `headers` names, and
+ * nothing else: no compression, no rewrites. The directory it serves can be swapped (a new
+ * version deployed), it can refuse every connection (the network cut) while counting what
+ * still reached it, and `delay` can hold chosen files back (a slow link).
  */
 export class StaticHost {
   readonly served: Served[] = [];
   /** Requests that arrived while the host refused them: none should, with the network cut. */
   readonly refused: string[] = [];
   refusing = false;
+  /** Milliseconds to hold a file back before answering, by its path below the sub-path. */
+  delay: (path: string) => number = () => 0;
   private dir: string;
   private server: Server;
   origin = '';
@@ -40,9 +65,10 @@ export class StaticHost {
   constructor(
     dir: string,
     readonly base = '/sub/app/',
+    readonly headers: HostHeaders = 'isolated',
   ) {
     this.dir = dir;
-    this.server = createServer((req, res) => {
+    this.server = createServer(async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://host');
       if (this.refusing) {
         this.refused.push(url.pathname);
@@ -58,15 +84,11 @@ export class StaticHost {
         this.served.push({ path: rel, status: 404, bytes: 0 });
         return void res.writeHead(404).end('not found');
       }
+      const wait = this.delay(rel);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const body = readFileSync(file);
       const etag = `W/"${createHash('sha1').update(body).digest('hex')}"`;
-      const headers = {
-        Vary: 'Origin',
-        'Cross-Origin-Opener-Policy': 'same-origin',
-        'Cross-Origin-Embedder-Policy': 'require-corp',
-        'Cache-Control': 'no-cache',
-        ETag: etag,
-      };
+      const headers = { Vary: 'Origin', 'Cache-Control': 'no-cache', ETag: etag, ...this.extraHeaders(rel) };
       if (req.headers['if-none-match'] === etag) {
         this.served.push({ path: rel, status: 304, bytes: 0 });
         return void res.writeHead(304, headers).end();
@@ -75,6 +97,14 @@ export class StaticHost {
       res.writeHead(200, { ...headers, 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': body.byteLength });
       res.end(req.method === 'HEAD' ? undefined : body);
     });
+  }
+
+  private extraHeaders(rel: string): Record<string, string> {
+    if (this.headers === 'plain') return {};
+    if (this.headers === 'isolated') return { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+    const out: Record<string, string> = {};
+    for (const rule of headerRules(path.join(this.dir, '_headers'))) if (rule.pattern.test(`/${rel}`)) Object.assign(out, rule.headers);
+    return out;
   }
 
   /** The app's URL. */
