@@ -34,16 +34,22 @@ export function engineMissing(name) {
 export async function launchEngine(name) {
   if (name === 'firefox') return { name, newProfile: firefoxProfile, close: async () => undefined };
   const display = await xvfb();
-  const port = await freePort();
-  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: display.name } });
-  await untilListening(port);
   return {
     name,
-    newProfile: () => webkitProfile(`http://127.0.0.1:${port}`),
-    close: async () => {
-      driver.kill();
-      display.process.kill();
+    // WebKitWebDriver serves one session at a time: each profile gets a driver of its own.
+    async newProfile() {
+      const port = await freePort();
+      const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: display.name } });
+      try {
+        await untilListening(port);
+        const profile = await webkitProfile(`http://127.0.0.1:${port}`);
+        return { ...profile, close: () => profile.close().finally(() => driver.kill()) };
+      } catch (error) {
+        driver.kill();
+        throw error;
+      }
     },
+    close: async () => display.process.kill(),
   };
 }
 
@@ -110,6 +116,8 @@ async function webkitProfile(server) {
     })
     .build();
   await driver.manage().setTimeouts({ script: 600_000, pageLoad: 60_000 });
+  // The layout of a laptop screen, as the other engines get (MiniBrowser opens at 800x600).
+  await driver.manage().window().setRect({ width: 1280, height: 900 });
   const caps = await driver.getCapabilities();
   const version = `WebKitGTK ${caps.get('browserVersion') ?? ''}`.trim();
   const KEYS = { Enter: Key.ENTER, Escape: Key.ESCAPE, Tab: Key.TAB };
@@ -143,7 +151,12 @@ async function webkitProfile(server) {
       const el = await driver.executeScript(`return (${fn})(arguments[0]);`, arg ?? null);
       if (!el || typeof el.click !== 'function') return null;
       return {
-        click: async () => (await onWindow(handle), el.click()),
+        click: async () => {
+          await onWindow(handle);
+          // WebKitWebDriver refuses a click on an element scrolled out of its container's view.
+          await driver.executeScript('arguments[0].scrollIntoView({ block: "center", inline: "center" })', el);
+          await el.click();
+        },
         type: async (text) => (await onWindow(handle), el.sendKeys(text)),
         press: async (key) => (await onWindow(handle), el.sendKeys(KEYS[key] ?? key)),
         upload: async (...paths) => (await onWindow(handle), el.sendKeys(paths.join('\n'))),

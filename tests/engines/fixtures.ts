@@ -1,0 +1,62 @@
+import { test as base } from '@playwright/test';
+import path from 'node:path';
+import { launchEngine, type Engine, type EngineName, type EngineProfile } from '../../scripts/engines.mjs';
+import { StaticHost } from '../e2e/static-host';
+import { Person } from './person';
+
+/** Where the suite runs: an engine, and a host that sends no headers or the project's `_headers`. */
+export interface Where {
+  engineName: EngineName;
+  hostHeaders: 'plain' | 'project';
+}
+
+interface Fixtures {
+  /** The built app on a static host under /sub/app/, with this project's headers. */
+  host: StaticHost;
+  /** Opens a browser with a fresh profile (a new person's browser); all are closed after the test. */
+  newProfile: () => Promise<EngineProfile>;
+  /** A person in a fresh profile, on one page. */
+  person: Person;
+}
+
+const DIST = path.resolve('dist');
+
+export const test = base.extend<Fixtures, Where & { engine: Engine }>({
+  engineName: ['firefox', { option: true, scope: 'worker' }],
+  hostHeaders: ['plain', { option: true, scope: 'worker' }],
+  engine: [
+    async ({ engineName }, use) => {
+      const engine = await launchEngine(engineName);
+      await use(engine);
+      await engine.close();
+    },
+    { scope: 'worker' },
+  ],
+  host: async ({ hostHeaders }, use) => {
+    const host = await new StaticHost(DIST, '/sub/app/', hostHeaders).start();
+    await use(host);
+    await host.close();
+  },
+  newProfile: async ({ engine }, use) => {
+    const open: EngineProfile[] = [];
+    await use(async () => {
+      const profile = await engine.newProfile();
+      open.push(profile);
+      return profile;
+    });
+    for (const profile of open) await profile.close();
+  },
+  person: async ({ newProfile }, use, testInfo) => {
+    const person = new Person(await (await newProfile()).newPage());
+    await use(person);
+    // These engines give no trace: what the page said is the record of a failure.
+    if (testInfo.status !== testInfo.expectedStatus) {
+      const text = await person.page.evaluate(() => document.body.innerText).catch((e: unknown) => `(the page could not be read: ${String(e)})`);
+      await testInfo.attach('page text', { body: text, contentType: 'text/plain' });
+      console.log(`--- page text at the failure of "${testInfo.title}" (${testInfo.project.name}):\n${text}\n---`);
+    }
+    await person.dispose();
+  },
+});
+
+export { expect } from '@playwright/test';

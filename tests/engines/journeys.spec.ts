@@ -1,0 +1,222 @@
+import * as XLSX from 'xlsx';
+import { runPython, startMockServer, stdoutOf, text, toolCalls } from '../mock-openai/server';
+import { test, expect } from './fixtures';
+import { FIRST_RUN, Person } from './person';
+
+// What people do by hand, in Firefox ESR and WebKitGTK, on a plain static host and on one with
+// the project's headers: controls found by role and name, real Pyodide workers, real IndexedDB.
+
+const SUM_CODE = [
+  'import csv',
+  'for _ in range(300_000):',
+  '    pass',
+  "rows = list(csv.DictReader(open('data.csv')))",
+  "total = sum(int(r['x']) for r in rows)",
+  "print('rows:', len(rows))",
+  "print('total:', total)",
+].join('\n');
+
+/** Where Stop interrupts Python in place (SharedArrayBuffer); elsewhere it restarts the session. */
+const INTERRUPTS: Record<string, boolean> = { 'firefox-project': true };
+
+function tab(name: string) {
+  return { role: 'tab', name };
+}
+
+async function newSession(person: Person, name: string): Promise<void> {
+  await person.click({ role: 'button', name: 'New session' });
+  await person.find({ role: 'heading', name });
+}
+
+test('the first start shows its progress; a Markdown message runs its python blocks in order', async ({ person, host }) => {
+  // A slow standard library keeps the start in view long enough to be seen.
+  host.delay = (file) => (file === 'pyodide/python_stdlib.zip' ? 2500 : 0);
+  await person.open(host.url);
+  await person.find({ role: 'progressbar', namePrefix: "Starting this session's Python" });
+  await person.send(['Two steps:', '', '```python', 'a = 2', "print('first', a)", '```', '', 'then', '', '```python', "print('second', a * 21)", '```'].join('\n'));
+  await person.expectText(person.reply(1), 'second 42', FIRST_RUN);
+  await person.expectText(person.reply(1), 'first 2');
+  expect(await person.has({ role: 'progressbar' })).toBe(false);
+});
+
+test('two sessions with the same data.csv, run at once: each gets its own numbers', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.choose('Upload files', [{ name: 'data.csv', data: 'x\n1\n2\n3\n' }]);
+  await person.find({ role: 'button', name: 'Preview data.csv' });
+  await newSession(person, 'Session 2');
+  await person.choose('Upload files', [{ name: 'data.csv', data: 'x\n10\n20\n' }]);
+  await person.find({ role: 'button', name: 'Preview data.csv' });
+  await person.send(SUM_CODE);
+  await person.click(tab('Session 1'));
+  await person.find({ role: 'heading', name: 'Session 1' });
+  await person.send(SUM_CODE);
+  await person.expectText(person.reply(1), 'total: 6', FIRST_RUN);
+  await person.expectText(person.reply(1), 'rows: 3');
+  await person.click(tab('Session 2'));
+  await person.expectText(person.reply(1), 'total: 30', FIRST_RUN);
+  expect(await person.text(person.reply(1))).toContain('rows: 2');
+  await person.expectText({ role: 'row', namePrefix: 'total', within: person.region('Variables') }, '30');
+});
+
+test('four sessions started at once each run with their own values', async ({ person, host }) => {
+  await person.open(host.url);
+  for (const k of [2, 3, 4]) await newSession(person, `Session ${k}`);
+  for (const k of [1, 2, 3, 4]) {
+    await person.click(tab(`Session ${k}`));
+    await person.find({ role: 'heading', name: `Session ${k}` });
+    await person.send(`n = ${k}\n'session', n, n * n`);
+  }
+  for (const k of [1, 2, 3, 4]) {
+    await person.click(tab(`Session ${k}`));
+    await person.expectText(person.reply(1), `('session', ${k}, ${k * k})`, FIRST_RUN);
+  }
+});
+
+test('a reload brings back variables, imports, definitions and history', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send(['import statistics', 'vals = [1, 2, 3, 4]', 'def double(x):', '    return 2 * x', 'm = statistics.mean(vals)', 'm'].join('\n'));
+  await person.expectText(person.reply(1), '2.5', FIRST_RUN);
+  await person.reload();
+  await person.expectText({ role: 'article', name: 'Message 1' }, 'statistics.mean(vals)');
+  await person.expectText({ role: 'row', namePrefix: 'm ', within: person.region('Variables') }, '2.5');
+  await person.send('double(m), statistics.median(vals)');
+  await person.expectText(person.reply(2), '(5.0, 2.5)', FIRST_RUN);
+});
+
+test('.xlsx read and written: a workbook in, a workbook out that SheetJS reads back', async ({ person, host }) => {
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['item', 'n'], ['pens', 3], ['books', 4]]), 'Data');
+  const data = new Uint8Array(XLSX.write(book, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
+  await person.open(host.url);
+  await person.choose('Upload files', [{ name: 'data.xlsx', data }]);
+  await person.find({ role: 'button', name: 'Preview data.xlsx' });
+  await person.send(
+    [
+      "rows = read_excel('data.xlsx', 'Data')",
+      "total = sum(r['n'] for r in rows)",
+      "write_excel('out.xlsx', {'Totals': [{'items': len(rows), 'total': total}]})",
+      "print('total', total)",
+    ].join('\n'),
+  );
+  await person.expectText(person.reply(1), 'total 7', FIRST_RUN);
+  const out = await person.download(() => person.click({ role: 'button', name: 'Download out.xlsx' }));
+  expect(out.name).toBe('out.xlsx');
+  const written = XLSX.read(out.data);
+  expect(XLSX.utils.sheet_to_json(written.Sheets.Totals)).toEqual([{ items: 2, total: 7 }]);
+});
+
+test('Stop on an endless loop ends the run and keeps the session', async ({ person, host, engineName, hostHeaders }) => {
+  await person.open(host.url);
+  await person.send('x = 5');
+  await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
+  await person.send('while True:\n    pass');
+  await person.find(person.reply(2));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(2), 'Stopped after');
+  const stopped = (await person.text(person.reply(2)))!;
+  // Firefox behind COOP/COEP has SharedArrayBuffer, so Python is interrupted in place; elsewhere
+  // the session restarts from its last commit (README, "Every engine").
+  if (INTERRUPTS[`${engineName}-${hostHeaders}`]) expect(stopped).not.toContain('restarted');
+  else expect(stopped).toContain('the session restarted from its last saved state');
+  expect(stopped).toContain('KeyboardInterrupt');
+  await person.send('x + 1');
+  await person.expectText(person.reply(3), '6', FIRST_RUN);
+});
+
+test('the assistant streams, runs its tool call in the session, answers; Stop ends an answer mid-stream', async ({ person, host }) => {
+  const server = await startMockServer({
+    scripts: {
+      sum: (_r, ctx) => (ctx.turn === 0 ? toolCalls(runPython("print('sum is', sum(range(10)))", 'call_sum')) : text(`The code printed: ${stdoutOf(ctx.outputs[0])}.`)),
+    },
+  });
+  try {
+    await person.open(host.url);
+    await person.click({ role: 'button', name: 'Settings' });
+    const dialog = { role: 'dialog', name: 'Settings' };
+    await person.fill({ role: 'textbox', name: 'Base URL', within: dialog }, server.baseUrl);
+    await person.fill({ role: 'textbox', name: 'Model', within: dialog }, 'sum');
+    await person.click({ role: 'button', name: 'Save assistant settings', within: dialog });
+    await person.expectText({ role: 'status' }, 'Assistant settings saved.');
+    await person.click({ role: 'button', name: 'Cancel', within: dialog });
+    await person.click({ role: 'radio', name: 'Ask' });
+    await person.send('what is the sum of 0 to 9?');
+    await person.expectText(person.reply(1), 'The code printed: sum is 45.', FIRST_RUN);
+    await person.expectText({ role: 'group', name: 'Code 1', within: person.reply(1) }, 'sum(range(10))');
+
+    // A slow stream, stopped while it comes in: what was shown is kept, the session goes on.
+    await person.click({ role: 'button', name: 'Settings' });
+    await person.fill({ role: 'textbox', name: 'Model', within: dialog }, 'slow-text');
+    await person.click({ role: 'button', name: 'Save assistant settings', within: dialog });
+    await person.click({ role: 'button', name: 'Cancel', within: dialog });
+    await person.send('think slowly');
+    await person.expectText(person.reply(2), 'Thinking');
+    await person.click({ role: 'button', name: 'Stop' });
+    await person.expectText(person.reply(2), 'Stopped. What the assistant had shown is kept.');
+    expect(await person.text(person.reply(2))).not.toContain('for a long time');
+    await person.click({ role: 'radio', name: 'Code' });
+    await person.send('print(6 * 7)');
+    await person.expectText(person.reply(3), '42', FIRST_RUN);
+  } finally {
+    await server.close();
+  }
+});
+
+test('Export session, then Import session in a fresh profile: files and history at once, variables once allowed', async ({ person, host, newProfile }) => {
+  await person.open(host.url);
+  await person.choose('Upload files', [{ name: 'data.csv', data: 'x\n1\n2\n3\n' }]);
+  await person.find({ role: 'button', name: 'Preview data.csv' });
+  await person.send(SUM_CODE);
+  await person.expectText(person.reply(1), 'total: 6', FIRST_RUN);
+  const exported = await person.download(() => person.click({ role: 'button', name: 'Export session' }));
+  expect(exported.name).toBe('Session 1.pytabs.zip');
+
+  const other = new Person(await (await newProfile()).newPage());
+  try {
+    await other.open(host.url);
+    await other.choose('Import session', [{ name: 'hand-in.pytabs.zip', data: exported.data }]);
+    await other.expectText(other.region('Files'), 'data.csv');
+    await other.expectText(other.reply(1), 'total: 6');
+    const held = other.region('Saved variables from a file');
+    await other.click({ role: 'button', name: 'Load saved variables', within: held });
+    await other.expectGone(held);
+    await other.send('total * 7');
+    await other.expectText(other.reply(2), '42', FIRST_RUN);
+  } finally {
+    await other.dispose();
+  }
+});
+
+test('offline after the first visit: with the host gone the app opens, runs a new session and reopens the old one', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send("kept = 'from the first visit'");
+  await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
+  await expect.poll(() => person.page.evaluate(() => Boolean(navigator.serviceWorker?.controller)), { timeout: 120_000 }).toBe(true);
+  host.refusing = true;
+  await person.reload();
+  await person.send('kept.upper()');
+  await person.expectText(person.reply(2), "'FROM THE FIRST VISIT'", FIRST_RUN);
+  await newSession(person, 'Session 2');
+  await person.send('2 ** 10');
+  await person.expectText(person.reply(1), '1024', FIRST_RUN);
+  expect(host.refused.filter((p) => !p.endsWith('/sw.js'))).toEqual([]);
+});
+
+test('Erase all data on this device leaves no database behind, and a reload is a first visit', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send("secret = 'gone after the erase'");
+  await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
+  await newSession(person, 'Session 2');
+  await person.click({ role: 'button', name: 'Settings' });
+  await person.click({ role: 'button', name: 'Erase all data on this device', within: { role: 'dialog', name: 'Settings' } });
+  await person.click({ role: 'button', name: 'Erase everything', within: { role: 'dialog', name: 'Erase all data on this device?' } });
+  await person.expectText({ role: 'alert' }, 'All PyTabs data on this device was erased.');
+  const databases = await person.page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name ?? ''));
+  expect(databases.filter((name) => name.startsWith('pytabs'))).toEqual([]);
+  await person.click({ role: 'button', name: 'Reload' });
+  await person.untilReady();
+  await person.find(tab('Session 1'));
+  expect(await person.has(tab('Session 2'))).toBe(false);
+  await person.send("'secret' in globals()");
+  await person.expectText(person.reply(1), 'False', FIRST_RUN);
+});

@@ -1,0 +1,21 @@
+import { defineConfig } from '@playwright/test';
+import type { Where } from './fixtures';
+
+// The cross-engine suite: the built app (dist/) in Firefox ESR and WebKitGTK, driven by
+// scripts/engines.mjs, each on a plain static host and on one that sends the project's
+// `_headers`. Every test opens fresh browser profiles of its own.
+const where = (engineName: Where['engineName'], hostHeaders: Where['hostHeaders']) => ({ name: `${engineName}-${hostHeaders}`, use: { engineName, hostHeaders } });
+
+export default defineConfig<object, Where>({
+  testDir: '.',
+  testMatch: '*.spec.ts',
+  timeout: 240_000,
+  expect: { timeout: 60_000 },
+  // Two cores: each test starts Pyodide workers, which are CPU-bound.
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  reporter: [['list']],
+  outputDir: process.env.PW_OUTPUT_DIR ?? '../../test-results-engines',
+  projects: [where('firefox', 'plain'), where('firefox', 'project'), where('webkit', 'plain'), where('webkit', 'project')],
+});
