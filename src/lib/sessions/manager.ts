@@ -5,6 +5,7 @@ import { readSettings, SettingsStore, writeSettings, type Settings } from '../st
 import { validateExistingPath, validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
+import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostEnv, type HostState } from './host';
 import { WorkerPool } from './pool';
@@ -84,8 +85,15 @@ export class SessionManager {
    * tab (a delete, a take-over) drops the lot.
    */
   private readonly sessionVars = new Map<string, Record<string, string>>();
-  /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
+  /**
+   * Tells other tabs of this app that sessions changed, so their lists stay in step. Without
+   * BroadcastChannel a tab reads storage again whenever the person switches to it instead
+   * (it comes into view or its window gets focus).
+   */
   private channel: BroadcastChannel | null;
+  private readonly onSwitchedTo = () => {
+    if (document.visibilityState === 'visible') this.otherTabChanged();
+  };
   /** Quiet runs' counts, written from a task of their own; every read of session records flushes them first. */
   private readonly runCounts = new RunCounts(() => this.db);
   private laterQueued = false;
@@ -104,13 +112,17 @@ export class SessionManager {
     this.dbName = options.dbName ?? DEFAULT_DB_NAME;
     this.indexURL = options.indexURL ?? new URL('pyodide/', document.baseURI).href;
     this.locks = new SessionLocks(this.dbName, (id) => this.lost(id));
-    this.channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`pytabs:${this.dbName}`);
-    if (this.channel) {
-      this.channel.onmessage = () => {
-        this.sessionVars.clear();
-        this.notify();
-      };
+    this.channel = hasBroadcastChannel() ? new BroadcastChannel(`pytabs:${this.dbName}`) : null;
+    if (this.channel) this.channel.onmessage = () => this.otherTabChanged();
+    else if (globalThis.document) {
+      document.addEventListener('visibilitychange', this.onSwitchedTo);
+      addEventListener('focus', this.onSwitchedTo);
     }
+  }
+
+  private otherTabChanged(): void {
+    this.sessionVars.clear();
+    this.notify();
   }
 
   /**
@@ -564,7 +576,7 @@ export class SessionManager {
    * @example const kept = await pytabs.requestPersistence();
    */
   async requestPersistence(): Promise<boolean> {
-    return (await globalThis.navigator?.storage?.persist?.()) ?? false;
+    return hasPersistRequest() ? navigator.storage.persist() : false;
   }
 
   /**
@@ -614,6 +626,10 @@ export class SessionManager {
     this.hosts.clear();
     this.channel?.close();
     this.channel = null;
+    if (globalThis.document) {
+      document.removeEventListener('visibilitychange', this.onSwitchedTo);
+      removeEventListener('focus', this.onSwitchedTo);
+    }
     this.db.close();
   }
 
