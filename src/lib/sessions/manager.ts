@@ -2,6 +2,7 @@ import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../s
 import { RoundHistory, SessionStore } from '../storage/session-store';
 import { addSession, deleteSessionData, getSession, listSessionRecords, newSessionRecord, updateSession } from '../storage/sessions';
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
+import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
@@ -140,6 +141,7 @@ export class SessionManager {
     prepareSpareWorker();
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
+    await countImportsBytes(db);
     // Without it the browser may evict people's work under storage pressure; it may decline.
     void manager.requestPersistence().catch(() => false);
     return manager;

@@ -12,8 +12,14 @@ export interface SessionRecord {
   lastActiveAt: number;
   totalExecutions: number;
   variableCount: number;
-  /** Bytes of this session's files plus pickled variables. */
+  /** Bytes of this session's files, pickled variables and `importsBytes`. */
   storageBytes: number;
+  /**
+   * Bytes this session holds in the `imports` store (held variables, the file it was opened
+   * from), kept here so that a commit can count them without reading them. Missing on records
+   * written before it was kept: `countImportsBytes` fills it in once.
+   */
+  importsBytes?: number;
   status: 'active' | 'inactive';
   /** Session variables read by Python's get_session_var. */
   vars: Record<string, string>;
@@ -103,6 +109,11 @@ export interface OriginRecord {
 }
 
 export type ImportRecord = HeldStateRecord | OriginRecord;
+
+/** The bytes a session's `imports` records hold: the held pickles and the file it was opened from. */
+export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, origin: Pick<OriginRecord, 'data'> | null): number {
+  return (held?.pickles.reduce((sum, p) => sum + p.data.byteLength, 0) ?? 0) + (origin?.data.byteLength ?? 0);
+}
 
 /** Stores whose keys start with the session id; everything of a session lives in these. */
 export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds', 'imports'] as const;
