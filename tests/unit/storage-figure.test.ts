@@ -81,3 +81,27 @@ describe('a session storage figure counts the imports store', () => {
     expect(await figure('old')).toBe(40 + 300 + 5000);
   });
 });
+
+describe('an upgrade blocked by an older tab', () => {
+  it('is told, and the open goes on once that tab lets go', async () => {
+    const name = `storage-blocked-${n++}`;
+    // An older PyTabs: schema version 1, and no versionchange handler that would let go.
+    const old = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(name, 1);
+      req.onupgradeneeded = () => req.result.createObjectStore('sessions', { keyPath: 'id' });
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    let blocked = 0;
+    const opening = openDb(name, { onBlocked: () => blocked++ });
+    await expect.poll(() => blocked).toBe(1);
+    let opened = false;
+    void opening.then(() => (opened = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(opened).toBe(false);
+    old.close();
+    const upgraded = await opening;
+    expect(Array.from(upgraded.objectStoreNames)).toContain('imports');
+    upgraded.close();
+  });
+});

@@ -35,6 +35,8 @@ export interface ManagerOptions {
   indexURL?: string;
   /** Milliseconds a stop waits for an interrupt before restarting the worker. */
   interruptGraceMs?: number;
+  /** A tab of an older PyTabs blocks the database's upgrade; `open` settles once it lets go. */
+  onBlocked?: () => void;
 }
 
 const MAX_NAME = 100;
@@ -132,7 +134,7 @@ export class SessionManager {
    * @example const pytabs = await SessionManager.open({ dbName: 'my-tests' });
    */
   static async open(options: ManagerOptions = {}): Promise<SessionManager> {
-    const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
+    const db = await openDb(options.dbName ?? DEFAULT_DB_NAME, { onBlocked: options.onBlocked });
     const manager = new SessionManager(db, options);
     // A session's worker starts soon after the app opens and waits for the snapshot, the
     // compiled wasm and its script: get all three now, while storage opens and the page renders.
