@@ -34,9 +34,23 @@ function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
   target.replaceChildren(box);
 }
 
+/**
+ * An older PyTabs in another tab holds the database and cannot be told to let go (it predates
+ * the code that would): named with what to do, instead of a page that silently never opens.
+ */
+function showBlocked(target: HTMLElement): void {
+  const p = document.createElement('p');
+  p.setAttribute('role', 'alert');
+  p.style.padding = '2rem';
+  p.textContent =
+    'PyTabs is open in another tab with an older version. Close or reload that tab to continue; this page opens by itself once it has.';
+  target.replaceChildren(p);
+}
+
 const target = document.getElementById('app')!;
 try {
-  const manager = await SessionManager.open();
+  const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
+  target.replaceChildren();
   window.pytabs = createApi(manager);
   window.pytabsLib = lib;
   addEventListener('pagehide', () => manager.dispose());

@@ -9,7 +9,7 @@ import { runPython, startMockServer, stdoutOf, text, toolCalls, type Script } fr
 
 const KEY = 'sk-test-e2e-0123456789abcdef';
 
-/** Sets the endpoint in Settings → Assistant, as a person would, and closes the dialog. */
+/** Sets the endpoint in Settings → Assistant, as a person would, and saves with the dialog's one Save. */
 async function configure(page: Page, options: { baseUrl: string; model: string; key?: string; remember?: boolean }): Promise<void> {
   await page.getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -19,11 +19,10 @@ async function configure(page: Page, options: { baseUrl: string; model: string; 
   const remember = dialog.getByRole('checkbox', { name: 'Remember the key on this device' });
   if (options.remember) await remember.check();
   // A notice of an earlier save may still be on screen (notices last 5 s): wait for one more.
-  const saved = page.getByText('Assistant settings saved.');
+  const saved = page.getByText('Settings saved.');
   const before = await saved.count();
-  await dialog.getByRole('button', { name: 'Save assistant settings' }).click();
+  await dialog.getByRole('button', { name: 'Save settings' }).click();
   await expect(saved).toHaveCount(before + 1);
-  await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toBeHidden();
 }
 
@@ -132,8 +131,9 @@ test('Settings → Assistant: presets, the connection test tells its outcomes ap
 
     await keyBox.fill(KEY);
     await dialog.getByRole('checkbox', { name: 'Remember the key on this device' }).check();
-    await dialog.getByRole('button', { name: 'Save assistant settings' }).click();
-    await expect(page.getByText('Assistant settings saved.')).toBeVisible();
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByText('Settings saved.')).toBeVisible();
+    await expect(dialog).toBeHidden();
     expect(await databaseText(page)).toContain(KEY);
 
     // Remembered: after a reload the key still works, without being shown.

@@ -1,4 +1,5 @@
 import type { loadPyodide } from 'pyodide';
+import { hasGzipStreams } from '../../src/lib/capabilities';
 import { gunzippedBody } from '../../src/lib/gunzip';
 
 /** Pyodide's module factory, which loadPyodide takes as `createPyodideModule` instead of importing `pyodide.asm.mjs` itself. */
@@ -7,19 +8,22 @@ export type CreatePyodideModule = NonNullable<NonNullable<Parameters<typeof load
 /**
  * Pyodide's module script imported from its gzip copy (0.26 of 1.25 MB), decoded as it
  * streams, through a blob URL (the script resolves nothing against its own URL once
- * Pyodide sets `locateFile`); else the plain file, as Pyodide would import it.
+ * Pyodide sets `locateFile`); else (a browser without DecompressionStream, or no copy) the
+ * plain file, as Pyodide would import it.
  */
 export async function pyodideScript(indexURL: string): Promise<CreatePyodideModule> {
   const plain = new URL('pyodide.asm.mjs', indexURL).href;
   let source = plain;
-  try {
-    const gzipped = await fetch(`${plain}.gz`);
-    if (gzipped.ok && gzipped.body) {
-      const text = await new Response(await gunzippedBody(gzipped.body)).blob();
-      source = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  if (hasGzipStreams()) {
+    try {
+      const gzipped = await fetch(`${plain}.gz`);
+      if (gzipped.ok && gzipped.body) {
+        const text = await new Response(await gunzippedBody(gzipped.body)).blob();
+        source = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+      }
+    } catch {
+      // The plain file follows.
     }
-  } catch {
-    // The plain file follows.
   }
   try {
     return ((await import(/* @vite-ignore */ source)) as { default: CreatePyodideModule }).default;

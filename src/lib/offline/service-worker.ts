@@ -1,5 +1,6 @@
 /// <reference types="vite-plugin-pwa/vanillajs" />
 import { registerSW } from 'virtual:pwa-register';
+import { hasServiceWorkers } from '../capabilities';
 import type { SessionManager } from '../sessions/manager';
 import { packageSource } from './offline-packages';
 
@@ -12,7 +13,11 @@ export interface AppServiceWorkerStatus {
    * `failed`: registration failed (`error` says why).
    */
   offline: 'unavailable' | 'after-first-run' | 'installing' | 'ready' | 'failed';
+  /** Why it is `unavailable`: the development server registers none; `no-service-workers`: this window has none. */
+  unavailable?: 'development' | 'no-service-workers';
   error?: string;
+  /** A service worker controls this page now (so a reload with the network gone is served by it). */
+  controlled: boolean;
   /** A new version is installed and waits for Reload. */
   updateReady: boolean;
   /** Reload was asked for and waits until no run is in flight in this tab. */
@@ -60,7 +65,7 @@ export function whenIdle(manager: SessionManager): Promise<void> {
  * in flight, and turns a chunk that vanished in an update into one reload.
  */
 export class AppServiceWorker {
-  private current: AppServiceWorkerStatus = { offline: 'unavailable', updateReady: false, reloadPending: false };
+  private current: AppServiceWorkerStatus = { offline: 'unavailable', controlled: false, updateReady: false, reloadPending: false };
   private readonly listeners = new Set<(status: AppServiceWorkerStatus) => void>();
   private update: ((reload?: boolean) => Promise<void>) | null = null;
   /** Set when this tab applied the update: it reloads itself, so the new worker's taking control needs no banner. */
@@ -87,8 +92,11 @@ export class AppServiceWorker {
   /** Starts it all; `enabled` is false in the dev server. */
   async start(enabled: boolean): Promise<void> {
     this.watchMissingChunks();
-    const container = globalThis.navigator?.serviceWorker;
-    if (!enabled || !container) return;
+    if (!hasServiceWorkers()) return this.set({ unavailable: 'no-service-workers' });
+    if (!enabled) return this.set({ unavailable: 'development' });
+    const container = navigator.serviceWorker;
+    this.set({ controlled: Boolean(container.controller) });
+    container.addEventListener('controllerchange', () => this.set({ controlled: Boolean(container.controller) }));
     if (container.controller) return this.register();
     this.set({ offline: 'after-first-run' });
     // A worker another tab registered may take this page over first.
@@ -104,7 +112,7 @@ export class AppServiceWorker {
   private register(): void {
     if (this.registered) return;
     this.registered = true;
-    if (!globalThis.navigator?.serviceWorker?.controller) this.set({ offline: 'installing' });
+    if (!navigator.serviceWorker.controller) this.set({ offline: 'installing' });
     this.update = registerSW({
       immediate: true,
       onOfflineReady: () => {
@@ -145,7 +153,7 @@ export class AppServiceWorker {
    * there is no service worker.
    */
   async keptApp(): Promise<{ files: number; bytes: number } | null> {
-    const registration = await globalThis.navigator?.serviceWorker?.getRegistration();
+    const registration = hasServiceWorkers() ? await navigator.serviceWorker.getRegistration() : undefined;
     if (!registration || !(await caches.has(`workbox-precache-v2-${registration.scope}`))) return null;
     const cache = await caches.open(`workbox-precache-v2-${registration.scope}`);
     let bytes = 0;
@@ -159,7 +167,7 @@ export class AppServiceWorker {
     if (this.current.reloadPending) return;
     this.set({ reloadPending: true });
     await whenIdle(this.manager);
-    const waiting = (await navigator.serviceWorker?.getRegistration())?.waiting;
+    const waiting = hasServiceWorkers() ? (await navigator.serviceWorker.getRegistration())?.waiting : undefined;
     if (waiting && this.update) {
       this.applying = true;
       navigator.serviceWorker.addEventListener('controllerchange', () => location.reload(), { once: true });

@@ -1,4 +1,5 @@
 import { deleteDB } from 'idb';
+import { hasServiceWorkers } from '../capabilities';
 import { openDb, StorageGoneError, type PyTabsDB } from '../storage/db';
 import type { PortableManager } from './manager';
 
@@ -51,7 +52,7 @@ export async function eraseAllData(manager: PortableManager, { onBlocked }: { on
     for (const key of Object.keys(storage)) if (key.startsWith(PYTABS_PREFIX)) storage.removeItem(key);
   }
   let serviceWorkers = 0;
-  const registrations = (await globalThis.navigator?.serviceWorker?.getRegistrations?.()) ?? [];
+  const registrations = hasServiceWorkers() ? await navigator.serviceWorker.getRegistrations() : [];
   for (const registration of registrations) {
     if (scope && registration.scope.startsWith(scope) && (await registration.unregister())) serviceWorkers++;
   }

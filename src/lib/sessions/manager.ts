@@ -2,9 +2,11 @@ import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../s
 import { RoundHistory, SessionStore } from '../storage/session-store';
 import { addSession, deleteSessionData, getSession, listSessionRecords, newSessionRecord, updateSession } from '../storage/sessions';
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
+import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
 import type { RunEvent, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
+import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
 import { SessionHost, WorkerTerminatedError, type HostEnv, type HostState } from './host';
 import { WorkerPool } from './pool';
@@ -33,6 +35,8 @@ export interface ManagerOptions {
   indexURL?: string;
   /** Milliseconds a stop waits for an interrupt before restarting the worker. */
   interruptGraceMs?: number;
+  /** A tab of an older PyTabs blocks the database's upgrade; `open` settles once it lets go. */
+  onBlocked?: () => void;
 }
 
 const MAX_NAME = 100;
@@ -84,8 +88,15 @@ export class SessionManager {
    * tab (a delete, a take-over) drops the lot.
    */
   private readonly sessionVars = new Map<string, Record<string, string>>();
-  /** Tells other tabs of this app that sessions changed, so their lists stay in step. */
+  /**
+   * Tells other tabs of this app that sessions changed, so their lists stay in step. Without
+   * BroadcastChannel a tab reads storage again whenever the person switches to it instead
+   * (it comes into view or its window gets focus).
+   */
   private channel: BroadcastChannel | null;
+  private readonly onSwitchedTo = () => {
+    if (document.visibilityState === 'visible') this.otherTabChanged();
+  };
   /** Quiet runs' counts, written from a task of their own; every read of session records flushes them first. */
   private readonly runCounts = new RunCounts(() => this.db);
   private laterQueued = false;
@@ -104,13 +115,17 @@ export class SessionManager {
     this.dbName = options.dbName ?? DEFAULT_DB_NAME;
     this.indexURL = options.indexURL ?? new URL('pyodide/', document.baseURI).href;
     this.locks = new SessionLocks(this.dbName, (id) => this.lost(id));
-    this.channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`pytabs:${this.dbName}`);
-    if (this.channel) {
-      this.channel.onmessage = () => {
-        this.sessionVars.clear();
-        this.notify();
-      };
+    this.channel = hasBroadcastChannel() ? new BroadcastChannel(`pytabs:${this.dbName}`) : null;
+    if (this.channel) this.channel.onmessage = () => this.otherTabChanged();
+    else if (globalThis.document) {
+      document.addEventListener('visibilitychange', this.onSwitchedTo);
+      addEventListener('focus', this.onSwitchedTo);
     }
+  }
+
+  private otherTabChanged(): void {
+    this.sessionVars.clear();
+    this.notify();
   }
 
   /**
@@ -119,7 +134,7 @@ export class SessionManager {
    * @example const pytabs = await SessionManager.open({ dbName: 'my-tests' });
    */
   static async open(options: ManagerOptions = {}): Promise<SessionManager> {
-    const db = await openDb(options.dbName ?? DEFAULT_DB_NAME);
+    const db = await openDb(options.dbName ?? DEFAULT_DB_NAME, { onBlocked: options.onBlocked });
     const manager = new SessionManager(db, options);
     // A session's worker starts soon after the app opens and waits for the snapshot, the
     // compiled wasm and its script: get all three now, while storage opens and the page renders.
@@ -128,6 +143,7 @@ export class SessionManager {
     prepareSpareWorker();
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
+    await countImportsBytes(db);
     // Without it the browser may evict people's work under storage pressure; it may decline.
     void manager.requestPersistence().catch(() => false);
     return manager;
@@ -564,7 +580,7 @@ export class SessionManager {
    * @example const kept = await pytabs.requestPersistence();
    */
   async requestPersistence(): Promise<boolean> {
-    return (await globalThis.navigator?.storage?.persist?.()) ?? false;
+    return hasPersistRequest() ? navigator.storage.persist() : false;
   }
 
   /**
@@ -614,6 +630,10 @@ export class SessionManager {
     this.hosts.clear();
     this.channel?.close();
     this.channel = null;
+    if (globalThis.document) {
+      document.removeEventListener('visibilitychange', this.onSwitchedTo);
+      removeEventListener('focus', this.onSwitchedTo);
+    }
     this.db.close();
   }
 

@@ -1,3 +1,5 @@
+import { hasWebLocks } from '../capabilities';
+
 /** Whether this tab may run a session: one tab owns it at a time. */
 export type Ownership = 'owned' | 'elsewhere';
 
@@ -14,7 +16,8 @@ export class SessionElsewhereError extends Error {
 /**
  * Web Locks, one per session id: the holder owns the session until it closes or another
  * tab steals the lock ("take over"), at which point `onLost` tells the loser to stop its
- * worker. Without the Locks API (old browsers, Node) every session counts as owned.
+ * worker. Without the Locks API (old browsers, Node) every session counts as owned by this
+ * tab, and Settings → This browser says so.
  */
 export class SessionLocks {
   /** Resolvers that release each held lock, by session id. */
@@ -32,7 +35,7 @@ export class SessionLocks {
   }
 
   owns(sessionId: string): boolean {
-    return !globalThis.navigator?.locks || this.held.has(sessionId);
+    return !hasWebLocks() || this.held.has(sessionId);
   }
 
   /**
@@ -61,10 +64,9 @@ export class SessionLocks {
   }
 
   private acquire(sessionId: string, options: LockOptions): Promise<Ownership> {
-    const locks = globalThis.navigator?.locks;
-    if (!locks || this.held.has(sessionId)) return Promise.resolve('owned');
+    if (!hasWebLocks() || this.held.has(sessionId)) return Promise.resolve('owned');
     return new Promise<Ownership>((resolve) => {
-      locks
+      navigator.locks
         .request(this.name(sessionId), options, (lock) => {
           if (!lock) {
             resolve('elsewhere');

@@ -1,4 +1,5 @@
 import { unpackSnapshot } from '../snapshot-codec';
+import { hasGzipStreams } from '../capabilities';
 import { gunzippedBody } from '../gunzip';
 import { countClone, type FetchProgress } from '../fetch-progress';
 import { dropLocalSnapshot, keepLocalSnapshot, readLocalSnapshot } from '../local-snapshot';
@@ -106,7 +107,8 @@ async function findSnapshot(indexURL: string, report: (progress: FetchProgress) 
 async function firstSnapshot(indexURL: string, build: BuildSnapshot, report: (progress: FetchProgress) => void): Promise<PageSnapshot | null> {
   const { file } = build;
   await wasmFetched(indexURL);
-  const expectedMs = await expectedDownloadMs(`${indexURL}pyodide.asm.wasm.gz`, build.bytes);
+  // Only the gzip copy's size is named: a browser that cannot decode it makes the snapshot here.
+  const expectedMs = hasGzipStreams() ? await expectedDownloadMs(`${indexURL}pyodide.asm.wasm.gz`, build.bytes) : undefined;
   if (expectedMs !== undefined && expectedMs <= DOWNLOAD_WINS_MS) {
     const packed = await downloadSnapshot(`${indexURL}${file}.gz`, report);
     if (packed) {
@@ -171,15 +173,15 @@ function whenIdle(task: () => Promise<void>): void {
  * 9.6 MB and compiling them after its start message arrived. Reopening a session after a
  * reload took ~0.28 s less (S3: 10 reopenings per build, medians 782 vs 1064 ms). The
  * page fetches the gzip copy (3.6 MB; the HTML preloads it) and compiles it as it is
- * decoded, else the plain file. Undefined when neither can be fetched or compiled: workers
+ * decoded (where this browser can decode gzip as it streams), else the plain file. Undefined when neither can be fetched or compiled: workers
  * then fetch it themselves.
  */
 export function pageWasm(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<WebAssembly.Module | undefined> {
   return once(
     `wasm ${indexURL}`,
     async (report) => {
-      const gzipped = await fetch(`${indexURL}pyodide.asm.wasm.gz`);
-      if (gzipped.ok && gzipped.body) {
+      const gzipped = hasGzipStreams() ? await fetch(`${indexURL}pyodide.asm.wasm.gz`) : null;
+      if (gzipped?.ok && gzipped.body) {
         countClone(gzipped, 'pyodide.asm.wasm.gz', report);
         const body = await gunzippedBody(gzipped.body);
         return WebAssembly.compileStreaming(new Response(body, { headers: { 'Content-Type': 'application/wasm' } }));

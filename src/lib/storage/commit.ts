@@ -122,7 +122,8 @@ async function writeChange(tx: CommitTx, sessionId: string, change: SessionChang
     record.variableCount = varMeta.length;
     record.storageBytes =
       fileMeta.reduce((sum, f) => sum + f.size, 0) +
-      varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
+      varMeta.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0) +
+      (record.importsBytes ?? 0);
   }
   await sessions.put(touch(record, change));
 }

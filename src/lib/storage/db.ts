@@ -12,8 +12,14 @@ export interface SessionRecord {
   lastActiveAt: number;
   totalExecutions: number;
   variableCount: number;
-  /** Bytes of this session's files plus pickled variables. */
+  /** Bytes of this session's files, pickled variables and `importsBytes`. */
   storageBytes: number;
+  /**
+   * Bytes this session holds in the `imports` store (held variables, the file it was opened
+   * from), kept here so that a commit can count them without reading them. Missing on records
+   * written before it was kept: `countImportsBytes` fills it in once.
+   */
+  importsBytes?: number;
   status: 'active' | 'inactive';
   /** Session variables read by Python's get_session_var. */
   vars: Record<string, string>;
@@ -104,6 +110,11 @@ export interface OriginRecord {
 
 export type ImportRecord = HeldStateRecord | OriginRecord;
 
+/** The bytes a session's `imports` records hold: the held pickles and the file it was opened from. */
+export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, origin: Pick<OriginRecord, 'data'> | null): number {
+  return (held?.pickles.reduce((sum, p) => sum + p.data.byteLength, 0) ?? 0) + (origin?.data.byteLength ?? 0);
+}
+
 /** Stores whose keys start with the session id; everything of a session lives in these. */
 export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds', 'imports'] as const;
 
@@ -126,15 +137,25 @@ export class StorageGoneError extends Error {
   }
 }
 
+export interface OpenOptions {
+  /** Make the database (or upgrade it) when it is missing or older; false everywhere but the page's manager. */
+  create?: boolean;
+  /**
+   * An older PyTabs in another tab holds the database open and does not let go, so the upgrade
+   * waits (IndexedDB's `blocked`). The open goes on by itself once that tab closes or reloads.
+   */
+  onBlocked?: () => void;
+}
+
 /**
  * Opens (and with `create`, makes or upgrades) PyTabs' database. Only the page's manager
  * creates it; everything else (a session's worker, sessions as files, the erase listener)
  * opens it with `create: false`, so that an open that was queued behind an erase of all
  * data fails with StorageGoneError instead of bringing back an empty database.
  */
-export async function openDb(name: string = DEFAULT_DB_NAME, { create = true }: { create?: boolean } = {}): Promise<PyTabsDB> {
+export async function openDb(name: string = DEFAULT_DB_NAME, { create = true, onBlocked }: OpenOptions = {}): Promise<PyTabsDB> {
   try {
-    return await openSchema(name, create);
+    return await openSchema(name, create, onBlocked);
   } catch (error) {
     if ((error as DOMException)?.name === 'VersionError') throw new NewerSchemaError(name);
     if (!create && (error as DOMException)?.name === 'AbortError') throw new StorageGoneError(name);
@@ -142,7 +163,7 @@ export async function openDb(name: string = DEFAULT_DB_NAME, { create = true }: 
   }
 }
 
-function openSchema(name: string, create: boolean): Promise<PyTabsDB> {
+function openSchema(name: string, create: boolean, onBlocked?: () => void): Promise<PyTabsDB> {
   return openDB<PyTabsSchema>(name, SCHEMA_VERSION, {
     upgrade(db, oldVersion, _newVersion, transaction) {
       // Aborting the upgrade of a database that did not exist leaves none behind (IndexedDB spec).
@@ -162,6 +183,9 @@ function openSchema(name: string, create: boolean): Promise<PyTabsDB> {
         db.createObjectStore('settings', { keyPath: 'key' });
       }
       if (oldVersion < 2) db.createObjectStore('imports', { keyPath: ['sessionId', 'kind'] });
+    },
+    blocked() {
+      onBlocked?.();
     },
     // Another tab erases the data (or opens a newer schema): let go, or it waits for this tab.
     // The page hears of it through its own `versionchange` listener (portability/erase.ts).

@@ -1,6 +1,7 @@
 import type { Round } from '../chat/types';
 import { completeOrAbort } from './commit';
 import {
+  importsBytesOf,
   SESSION_STORES,
   sessionRange,
   type HeldStateRecord,
@@ -63,8 +64,11 @@ export async function readSessionContents(db: PyTabsDB, sessionId: string): Prom
 type WriteTx = ReturnType<typeof writeTx>;
 const writeTx = (db: PyTabsDB) => db.transaction(ALL, 'readwrite');
 
-/** Queues every write of `contents` under `record.id` and keeps the record's counters true to them. */
-function putContents(tx: WriteTx, record: SessionRecord, contents: SessionContents): Promise<unknown>[] {
+/**
+ * Queues every write of `contents` under `record.id` and keeps the record's counters true to
+ * them; `keptOrigin` is the file the session was opened from when it stays in storage beside them.
+ */
+function putContents(tx: WriteTx, record: SessionRecord, contents: SessionContents, keptOrigin: OriginRecord | null = null): Promise<unknown>[] {
   const sessionId = record.id;
   const writes: Promise<unknown>[] = [];
   const track = (request: Promise<unknown>) => {
@@ -84,8 +88,11 @@ function putContents(tx: WriteTx, record: SessionRecord, contents: SessionConten
   if (contents.origin) track(tx.objectStore('imports').put({ ...contents.origin, sessionId, kind: 'origin' }));
   record.replaySeq = contents.replay.length;
   record.variableCount = contents.variables.length;
+  record.importsBytes = importsBytesOf(contents.held, contents.origin ?? keptOrigin);
   record.storageBytes =
-    contents.files.reduce((sum, f) => sum + f.data.byteLength, 0) + contents.pickles.reduce((sum, p) => sum + p.data.byteLength, 0);
+    contents.files.reduce((sum, f) => sum + f.data.byteLength, 0) +
+    contents.pickles.reduce((sum, p) => sum + p.data.byteLength, 0) +
+    record.importsBytes;
   track(tx.objectStore('sessions').put(record));
   return writes;
 }
@@ -112,14 +119,15 @@ export async function replaceSessionContents(
 ): Promise<void> {
   const tx = writeTx(db);
   await completeOrAbort(tx, async () => {
-    const record = await tx.objectStore('sessions').get(sessionId);
+    const [record, origin] = await Promise.all([tx.objectStore('sessions').get(sessionId), tx.objectStore('imports').get([sessionId, 'origin'])]);
     if (!record) throw new Error(`No session with id ${sessionId}.`);
     const range = sessionRange(sessionId);
     await Promise.all([
       ...SESSION_STORES.filter((s) => s !== 'imports').map((s) => tx.objectStore(s).delete(range)),
       tx.objectStore('imports').delete([sessionId, 'held']),
     ]);
-    await Promise.all(putContents(tx, { ...record, ...change, lastActiveAt: now, status: 'active' }, contents));
+    const kept = origin?.kind === 'origin' ? origin : null;
+    await Promise.all(putContents(tx, { ...record, ...change, lastActiveAt: now, status: 'active' }, contents, kept));
   });
 }
 
@@ -172,8 +180,11 @@ export async function releaseHeldState(db: PyTabsDB, sessionId: string): Promise
     const all = [...own, ...added];
     record.replaySeq = sources.length;
     record.variableCount = all.length;
+    record.importsBytes = importsBytesOf(null, origin?.kind === 'origin' ? origin : null);
     record.storageBytes =
-      files.reduce((sum, f) => sum + f.size, 0) + all.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0);
+      files.reduce((sum, f) => sum + f.size, 0) +
+      all.reduce((sum, v) => sum + (v.kind === 'pickle' ? v.sizeBytes : 0), 0) +
+      record.importsBytes;
     await tx.objectStore('sessions').put(record);
     released = true;
   });
@@ -182,9 +193,38 @@ export async function releaseHeldState(db: PyTabsDB, sessionId: string): Promise
 
 /** Forgets held state; the session keeps its files and history. Returns false when nothing was held. */
 export async function dropHeldState(db: PyTabsDB, sessionId: string): Promise<boolean> {
-  const tx = db.transaction('imports', 'readwrite');
-  const held = await tx.store.get([sessionId, 'held']);
-  if (held) await tx.store.delete([sessionId, 'held']);
+  const tx = db.transaction(['imports', 'sessions'], 'readwrite');
+  const imports = tx.objectStore('imports');
+  const sessions = tx.objectStore('sessions');
+  const [held, record] = await Promise.all([imports.get([sessionId, 'held']), sessions.get(sessionId)]);
+  if (held?.kind === 'held') {
+    await imports.delete([sessionId, 'held']);
+    // A record that never counted its imports (countImportsBytes) has nothing of them to take off.
+    if (record?.importsBytes !== undefined) {
+      const freed = importsBytesOf(held, null);
+      record.importsBytes = Math.max(0, record.importsBytes - freed);
+      record.storageBytes = Math.max(0, record.storageBytes - freed);
+      await sessions.put(record);
+    }
+  }
   await tx.done;
   return Boolean(held);
+}
+
+/**
+ * Counts the `imports` store in the storage figure of sessions stored before it was counted
+ * there (their records have no `importsBytes`), once; later writes keep it true.
+ */
+export async function countImportsBytes(db: PyTabsDB): Promise<void> {
+  const tx = db.transaction(['sessions', 'imports'], 'readwrite');
+  const sessions = tx.objectStore('sessions');
+  const uncounted = (await sessions.getAll()).filter((r) => r.importsBytes === undefined);
+  for (const record of uncounted) {
+    const held = await tx.objectStore('imports').get([record.id, 'held']);
+    const origin = await tx.objectStore('imports').get([record.id, 'origin']);
+    record.importsBytes = importsBytesOf(held?.kind === 'held' ? held : null, origin?.kind === 'origin' ? origin : null);
+    record.storageBytes += record.importsBytes;
+    await sessions.put(record);
+  }
+  await tx.done;
 }

@@ -10,6 +10,7 @@ export function newSessionRecord(id: string, name: string, now = Date.now()): Se
     totalExecutions: 0,
     variableCount: 0,
     storageBytes: 0,
+    importsBytes: 0,
     status: 'active',
     vars: {},
     replaySeq: 0,

@@ -1,4 +1,4 @@
-import { sessionRange, type PyTabsDB, type ReplayRecord, type VariableRecord } from './db';
+import { importsBytesOf, sessionRange, type PyTabsDB, type ReplayRecord, type VariableRecord } from './db';
 
 export function listVariableRecords(db: PyTabsDB, sessionId: string): Promise<VariableRecord[]> {
   return db.getAll('variables', sessionRange(sessionId));
@@ -22,7 +22,11 @@ export async function clearVariables(db: PyTabsDB, sessionId: string): Promise<v
   const tx = db.transaction(['sessions', 'variables', 'pickles', 'replay', 'files', 'imports'], 'readwrite');
   const range = sessionRange(sessionId);
   const sessions = tx.objectStore('sessions');
-  const [record, files] = await Promise.all([sessions.get(sessionId), tx.objectStore('files').getAll(range)]);
+  const [record, files, origin] = await Promise.all([
+    sessions.get(sessionId),
+    tx.objectStore('files').getAll(range),
+    tx.objectStore('imports').get([sessionId, 'origin']),
+  ]);
   await Promise.all([
     tx.objectStore('variables').delete(range),
     tx.objectStore('pickles').delete(range),
@@ -31,7 +35,9 @@ export async function clearVariables(db: PyTabsDB, sessionId: string): Promise<v
   ]);
   if (record) {
     record.variableCount = 0;
-    record.storageBytes = files.reduce((sum, f) => sum + f.size, 0);
+    // Held variables go; the file the session was opened from stays.
+    record.importsBytes = importsBytesOf(null, origin?.kind === 'origin' ? origin : null);
+    record.storageBytes = files.reduce((sum, f) => sum + f.size, 0) + record.importsBytes;
     await sessions.put(record);
   }
   await tx.done;

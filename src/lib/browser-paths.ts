@@ -1,0 +1,97 @@
+import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
+import type { AppServiceWorkerStatus } from './offline/service-worker';
+
+/** What this browser can do (capabilities.ts) and what it did: the facts the paths are chosen by. */
+export interface BrowserFacts {
+  sharedMemory: boolean;
+  jspi: boolean;
+  gzipStreams: boolean;
+  serviceWorkers: boolean;
+  webLocks: boolean;
+  broadcastChannel: boolean;
+  persistRequest: boolean;
+  /** The browser keeps this origin's data under storage pressure (`navigator.storage.persisted()`). */
+  persisted: boolean;
+  /** The page's service worker as src/lib/offline/service-worker.ts knows it; null when it was never started. */
+  offline: AppServiceWorkerStatus | null;
+}
+
+/** One path the app takes in this browser, as a line for Settings → This browser. */
+export interface BrowserPath {
+  id: 'stop' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist';
+  /** "Stop: interrupts", "Offline: no: …": what a person reads, and what tests in every engine look for. */
+  text: string;
+}
+
+/** The capabilities of this page, found now; `persisted` and `offline` are asked of the browser and the service worker by the caller. */
+export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline'> {
+  return {
+    sharedMemory: hasSharedMemory(),
+    jspi: hasJspi(),
+    gzipStreams: hasGzipStreams(),
+    serviceWorkers: hasServiceWorkers(),
+    webLocks: hasWebLocks(),
+    broadcastChannel: hasBroadcastChannel(),
+    persistRequest: hasPersistRequest(),
+  };
+}
+
+/** Whether PyTabs opens offline here, or why not (a reason a person can act on or at least understand). */
+export function offlineLine(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offline'>): string {
+  const status = facts.offline;
+  if (!facts.serviceWorkers || status?.unavailable === 'no-service-workers') {
+    return 'Offline: no: this window has no service worker (a private window, or service workers are switched off)';
+  }
+  if (!status || status.unavailable === 'development') return 'Offline: no: the development server registers no service worker';
+  switch (status.offline) {
+    case 'ready':
+      return status.controlled ? 'Offline: yes' : 'Offline: no: kept on this device, used after the next reload';
+    case 'installing':
+      return 'Offline: no: being kept on this device now';
+    case 'after-first-run':
+      return 'Offline: no: not yet, PyTabs is kept on this device after your first run';
+    case 'failed':
+      return `Offline: no: the service worker could not be registered (${status.error ?? 'no reason given'})`;
+    default:
+      return 'Offline: no: no service worker is registered';
+  }
+}
+
+/** The path the app takes for each capability, one line each, in the order Settings shows them. */
+export function browserPaths(facts: BrowserFacts): BrowserPath[] {
+  return [
+    { id: 'stop', text: facts.sharedMemory ? 'Stop: interrupts' : 'Stop: restarts from the last saved state' },
+    { id: 'offline', text: offlineLine(facts) },
+    {
+      id: 'jspi',
+      text: facts.jspi
+        ? 'Python stack switching (JSPI): yes'
+        : 'Python stack switching (JSPI): no: Python that waits for JavaScript from ordinary (not async) code, ' +
+          'such as pyodide.ffi.run_sync, stops with "WebAssembly stack switching not supported"; use await in async code instead',
+    },
+    {
+      id: 'gzip',
+      text: facts.gzipStreams
+        ? 'Downloads decoded as they stream: yes'
+        : 'Downloads decoded as they stream: no: Python is downloaded uncompressed (about 7 MB more on a first visit)',
+    },
+    {
+      id: 'locks',
+      text: facts.webLocks
+        ? 'One tab per session (Web Locks): yes'
+        : 'One tab per session (Web Locks): no: every tab runs the sessions it opens; use a session in one tab at a time',
+    },
+    {
+      id: 'tabs',
+      text: facts.broadcastChannel ? 'Other tabs told of changes: at once' : 'Other tabs told of changes: when you switch to them',
+    },
+    {
+      id: 'persist',
+      text: facts.persisted
+        ? 'Keep data on this device: granted'
+        : facts.persistRequest
+          ? 'Keep data on this device: can ask'
+          : 'Keep data on this device: cannot ask',
+    },
+  ];
+}

@@ -1,0 +1,102 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect } from 'vitest';
+import { browserPaths, detectCapabilities, type BrowserFacts } from '../../src/lib/browser-paths';
+import { markStorageNoticeDone, storageNoticeDone, storageRisk } from '../../src/lib/storage-risk';
+import { openDb } from '../../src/lib/storage/db';
+import { SettingsStore } from '../../src/lib/storage/settings';
+import type { AppServiceWorkerStatus } from '../../src/lib/offline/service-worker';
+
+const ALL: BrowserFacts = {
+  sharedMemory: true,
+  jspi: true,
+  gzipStreams: true,
+  serviceWorkers: true,
+  webLocks: true,
+  broadcastChannel: true,
+  persistRequest: true,
+  persisted: false,
+  offline: { offline: 'ready', controlled: true, updateReady: false, reloadPending: false },
+};
+
+const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => p.text);
+const worker = (status: Partial<AppServiceWorkerStatus>): AppServiceWorkerStatus => ({
+  offline: 'unavailable',
+  controlled: false,
+  updateReady: false,
+  reloadPending: false,
+  ...status,
+});
+
+describe('Settings → This browser', () => {
+  it('names the path taken for each capability, as the other engines\' tests read them', () => {
+    expect(lines({})).toEqual([
+      'Stop: interrupts',
+      'Offline: yes',
+      'Python stack switching (JSPI): yes',
+      'Downloads decoded as they stream: yes',
+      'One tab per session (Web Locks): yes',
+      'Other tabs told of changes: at once',
+      'Keep data on this device: can ask',
+    ]);
+    const bare = lines({
+      sharedMemory: false,
+      jspi: false,
+      gzipStreams: false,
+      webLocks: false,
+      broadcastChannel: false,
+      persistRequest: false,
+      serviceWorkers: false,
+      offline: worker({ unavailable: 'no-service-workers' }),
+    });
+    expect(bare[0]).toBe('Stop: restarts from the last saved state');
+    expect(bare[1]).toMatch(/^Offline: no: this window has no service worker \(a private window/);
+    expect(bare[2]).toContain('WebAssembly stack switching not supported');
+    expect(bare[3]).toMatch(/^Downloads decoded as they stream: no: /);
+    expect(bare[4]).toMatch(/^One tab per session \(Web Locks\): no: /);
+    expect(bare[5]).toBe('Other tabs told of changes: when you switch to them');
+    expect(bare[6]).toBe('Keep data on this device: cannot ask');
+    expect(lines({ persisted: true }).at(-1)).toBe('Keep data on this device: granted');
+  });
+
+  it('says offline "yes" only when a service worker is registered and controls the page, and why not otherwise', () => {
+    const offline = (status: AppServiceWorkerStatus | null) => lines({ offline: status })[1];
+    expect(offline(worker({ offline: 'ready', controlled: true }))).toBe('Offline: yes');
+    expect(offline(worker({ offline: 'ready', controlled: false }))).toMatch(/^Offline: no: .*reload/);
+    expect(offline(worker({ offline: 'installing' }))).toMatch(/^Offline: no: being kept/);
+    expect(offline(worker({ offline: 'after-first-run' }))).toMatch(/^Offline: no: not yet/);
+    expect(offline(worker({ offline: 'failed', error: 'SecurityError: The operation is insecure.' }))).toBe(
+      'Offline: no: the service worker could not be registered (SecurityError: The operation is insecure.)',
+    );
+    expect(offline(worker({ unavailable: 'development' }))).toMatch(/^Offline: no: the development server/);
+    expect(offline(null)).toMatch(/^Offline: no: /);
+  });
+
+  it('detects each capability itself (Node has BroadcastChannel and DecompressionStream, no service workers)', () => {
+    const found = detectCapabilities();
+    expect(found.broadcastChannel).toBe(true);
+    expect(found.gzipStreams).toBe(true);
+    expect(found.serviceWorkers).toBe(false);
+  });
+});
+
+describe('storage at risk', () => {
+  it('tells Safari\'s 7-day rule where it can be detected, else the general risk, and nothing once persisted', () => {
+    const safari = storageRisk({ persisted: false, persistRequest: true, standalone: false })!;
+    expect(safari.text).toContain('7 days');
+    expect(safari.homeScreen).toBe(true);
+    const other = storageRisk({ persisted: false, persistRequest: true, standalone: undefined })!;
+    expect(other.text).toContain('may delete PyTabs’ data after some time without a visit or when space runs low');
+    expect(other).toMatchObject({ homeScreen: false, canAsk: true });
+    expect(storageRisk({ persisted: false, persistRequest: false, standalone: undefined })!.canAsk).toBe(false);
+    expect(storageRisk({ persisted: true, persistRequest: true, standalone: undefined })).toBeNull();
+    // From the Home Screen Safari keeps the data: only the general risk remains.
+    expect(storageRisk({ persisted: true, persistRequest: true, standalone: true })).toBeNull();
+  });
+
+  it('is remembered once dismissed, in the settings store', async () => {
+    const store = new SettingsStore(await openDb('storage-risk-notice'));
+    expect(await storageNoticeDone(store)).toBe(false);
+    await markStorageNoticeDone(store);
+    expect(await storageNoticeDone(store)).toBe(true);
+  });
+});
