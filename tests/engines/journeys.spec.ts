@@ -122,6 +122,10 @@ test('Stop on an endless loop ends the run and keeps the session', async ({ pers
   expect(stopped).toContain('KeyboardInterrupt');
   await person.send('x + 1');
   await person.expectText(person.reply(3), '6', FIRST_RUN);
+  // Settings → This browser names the path that was taken.
+  await person.click({ role: 'button', name: 'Settings' });
+  const paths = { role: 'region', name: 'This browser' };
+  await person.expectText(paths, INTERRUPTS[`${engineName}-${hostHeaders}`] ? 'Stop: interrupts' : 'Stop: restarts from the last saved state');
 });
 
 test('the assistant streams, runs its tool call in the session, answers; Stop ends an answer mid-stream', async ({ person, host }) => {
@@ -136,9 +140,9 @@ test('the assistant streams, runs its tool call in the session, answers; Stop en
     const dialog = { role: 'dialog', name: 'Settings' };
     await person.fill({ role: 'textbox', name: 'Base URL', within: dialog }, server.baseUrl);
     await person.fill({ role: 'textbox', name: 'Model', within: dialog }, 'sum');
-    await person.click({ role: 'button', name: 'Save assistant settings', within: dialog });
-    await person.expectText({ role: 'status' }, 'Assistant settings saved.');
-    await person.click({ role: 'button', name: 'Cancel', within: dialog });
+    await person.click({ role: 'button', name: 'Save settings', within: dialog });
+    await person.expectText({ role: 'status' }, 'Settings saved.');
+    await person.expectGone(dialog);
     await person.click({ role: 'radio', name: 'Ask' });
     await person.send('what is the sum of 0 to 9?');
     await person.expectText(person.reply(1), 'The code printed: sum is 45.', FIRST_RUN);
@@ -147,8 +151,8 @@ test('the assistant streams, runs its tool call in the session, answers; Stop en
     // A slow stream, stopped while it comes in: what was shown is kept, the session goes on.
     await person.click({ role: 'button', name: 'Settings' });
     await person.fill({ role: 'textbox', name: 'Model', within: dialog }, 'slow-text');
-    await person.click({ role: 'button', name: 'Save assistant settings', within: dialog });
-    await person.click({ role: 'button', name: 'Cancel', within: dialog });
+    await person.click({ role: 'button', name: 'Save settings', within: dialog });
+    await person.expectGone(dialog);
     await person.send('think slowly');
     await person.expectText(person.reply(2), 'Thinking');
     await person.click({ role: 'button', name: 'Stop' });
@@ -211,8 +215,9 @@ test('Erase all data on this device leaves no database behind, and a reload is a
   await person.click({ role: 'button', name: 'Erase all data on this device', within: { role: 'dialog', name: 'Settings' } });
   await person.click({ role: 'button', name: 'Erase everything', within: { role: 'dialog', name: 'Erase all data on this device?' } });
   await person.expectText({ role: 'alert' }, 'All PyTabs data on this device was erased.');
-  const databases = await person.page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name ?? ''));
-  expect(databases.filter((name) => name.startsWith('pytabs'))).toEqual([]);
+  // The page is told as the delete begins; the delete itself ends once every worker let go.
+  const databases = () => person.page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name ?? '').filter((name) => name.startsWith('pytabs')));
+  await expect.poll(databases, { timeout: 10_000 }).toEqual([]);
   await person.click({ role: 'button', name: 'Reload' });
   await person.untilReady();
   await person.find(tab('Session 1'));
