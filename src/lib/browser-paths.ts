@@ -64,10 +64,11 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
     { id: 'offline', text: offlineLine(facts) },
     {
       id: 'jspi',
+      // Reported, not used: a cell never enters Python through a stack-switching call, so
+      // pyodide.ffi.run_sync fails in every engine (tests/engines/browser-lines.spec.ts).
       text: facts.jspi
-        ? 'Python stack switching (JSPI): yes'
-        : 'Python stack switching (JSPI): no: Python that waits for JavaScript from ordinary (not async) code, ' +
-          'such as pyodide.ffi.run_sync, stops with "WebAssembly stack switching not supported"; use await in async code instead',
+        ? 'Python stack switching (JSPI): yes, not needed by PyTabs'
+        : 'Python stack switching (JSPI): no (as in Safari), not needed by PyTabs',
     },
     {
       id: 'gzip',

@@ -38,7 +38,7 @@ test('Settings → This browser lists the path taken for each capability; offlin
   expect(await page.evaluate(() => typeof SharedArrayBuffer === 'function' && crossOriginIsolated)).toBe(true);
   await expect(lines.filter({ hasText: /^Stop: / })).toHaveText('Stop: interrupts');
   await expect(lines.filter({ hasText: /^Offline: / })).toHaveText(/^Offline: no: not yet/);
-  await expect(lines.filter({ hasText: /^Python stack switching \(JSPI\): / })).toHaveText(/: (yes|no: .*WebAssembly stack switching not supported)/);
+  await expect(lines.filter({ hasText: /^Python stack switching \(JSPI\): / })).toHaveText(/: (yes|no \(as in Safari\)), not needed by PyTabs$/);
   await expect(lines.filter({ hasText: /^Downloads decoded as they stream: / })).toHaveText('Downloads decoded as they stream: yes');
   await expect(lines.filter({ hasText: /^One tab per session/ })).toHaveText('One tab per session (Web Locks): yes');
   await expect(lines.filter({ hasText: /^Other tabs told of changes/ })).toHaveText('Other tabs told of changes: at once');

@@ -32,7 +32,7 @@ describe('Settings → This browser', () => {
     expect(lines({})).toEqual([
       'Stop: interrupts',
       'Offline: yes',
-      'Python stack switching (JSPI): yes',
+      'Python stack switching (JSPI): yes, not needed by PyTabs',
       'Downloads decoded as they stream: yes',
       'One tab per session (Web Locks): yes',
       'Other tabs told of changes: at once',
@@ -50,7 +50,7 @@ describe('Settings → This browser', () => {
     });
     expect(bare[0]).toBe('Stop: restarts from the last saved state');
     expect(bare[1]).toMatch(/^Offline: no: this window has no service worker \(a private window/);
-    expect(bare[2]).toContain('WebAssembly stack switching not supported');
+    expect(bare[2]).toBe('Python stack switching (JSPI): no (as in Safari), not needed by PyTabs');
     expect(bare[3]).toMatch(/^Downloads decoded as they stream: no: /);
     expect(bare[4]).toMatch(/^One tab per session \(Web Locks\): no: /);
     expect(bare[5]).toBe('Other tabs told of changes: when you switch to them');
