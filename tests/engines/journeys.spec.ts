@@ -204,6 +204,8 @@ test('offline after the first visit: with the host gone the app opens, runs a ne
   await person.send('2 ** 10');
   await person.expectText(person.reply(1), '1024', FIRST_RUN);
   expect(host.refused.filter((p) => !p.endsWith('/sw.js'))).toEqual([]);
+  await person.click({ role: 'button', name: 'Settings' });
+  await person.expectText({ role: 'region', name: 'This browser' }, 'Offline: yes');
 });
 
 test('Erase all data on this device leaves no database behind, and a reload is a first visit', async ({ person, host }) => {

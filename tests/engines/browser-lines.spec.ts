@@ -1,0 +1,29 @@
+import { test, expect } from './fixtures';
+import { FIRST_RUN } from './person';
+
+// Settings → This browser, per engine and host: the paths the app takes, each decided by
+// detecting the capability. README's table of engines is this table.
+const EXPECTED: Record<string, { stop: string; jspi: boolean; persist: string }> = {
+  'firefox-plain': { stop: 'Stop: restarts from the last saved state', jspi: true, persist: 'can ask' },
+  'firefox-project': { stop: 'Stop: interrupts', jspi: true, persist: 'can ask' },
+  'webkit-plain': { stop: 'Stop: restarts from the last saved state', jspi: false, persist: 'cannot ask' },
+  'webkit-project': { stop: 'Stop: restarts from the last saved state', jspi: false, persist: 'cannot ask' },
+};
+
+test('Settings → This browser names the paths this engine takes; run_sync is out of reach with JSPI or without', async ({ person, host }) => {
+  const expected = EXPECTED[test.info().project.name];
+  await person.open(host.url);
+  await person.send(['import asyncio', 'from pyodide.ffi import run_sync', 'async def later():', '    await asyncio.sleep(0)', "    return 'resumed'", 'print(run_sync(later()))'].join('\n'));
+  await person.expectText(person.reply(1), 'Failed after', FIRST_RUN);
+  expect(await person.text(person.reply(1))).toContain('WebAssembly stack switching not supported');
+  await person.send('await asyncio.sleep(0)\nawait later()');
+  await person.expectText(person.reply(2), "'resumed'");
+  await person.click({ role: 'button', name: 'Settings' });
+  const paths = { role: 'region', name: 'This browser' };
+  await person.expectText(paths, expected.stop);
+  await person.expectText(paths, `Python stack switching (JSPI): ${expected.jspi ? 'yes' : 'no (as in Safari)'}, not needed by PyTabs`);
+  await person.expectText(paths, 'Downloads decoded as they stream: yes');
+  await person.expectText(paths, 'One tab per session (Web Locks): yes');
+  await person.expectText(paths, 'Other tabs told of changes: at once');
+  await person.expectText(paths, `Keep data on this device: ${expected.persist}`);
+});
