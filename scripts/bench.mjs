@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,net,gzip] [-- --json FILE]`: builds
-// the app, serves it cross-origin isolated, drives Debian's headless Chromium through
+// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,net,gzip,engines] [-- --json FILE]`:
+// builds the app, serves it cross-origin isolated, drives Debian's headless Chromium through
 // `window.pytabs`, and prints every row of the performance table as a ratio against a
 // bare-Pyodide baseline measured in the same run. `--only` picks groups of rows: `local`
 // (S1-W1, M1 on localhost), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
-// compressing server); `--dist` measures a build made elsewhere (A/B runs of two builds).
+// compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
+// WebKitGTK, on a plain static host and on one with the project's headers); `--dist`
+// measures a build made elsewhere (A/B runs of two builds).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,13 +18,15 @@ import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { rendererMemory } from './bench/memory.mjs';
 import { appFirstVisit, appIdleVisit, bareFirstVisit, LINKS } from './bench/network.mjs';
 import { serve } from './bench/server.mjs';
+import { chromiumEngine, startRows } from './bench/starts.mjs';
+import { ENGINES, engineMissing, launchEngine } from './engines.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const args = new Set(argv);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const QUICK = args.has('--quick');
-const GROUPS = new Set((option('--only') ?? 'local,net,gzip').split(','));
+const GROUPS = new Set((option('--only') ?? 'local,net,gzip,engines').split(','));
 /** Repetitions of every measurement; the table shows medians. */
 const REPS = QUICK ? 2 : 5;
 const ROUND_TRIPS = QUICK ? 15 : 40;
@@ -39,6 +43,10 @@ const MB = 1024 * 1024;
 // The N rows' repetitions: every N2 visit takes about a minute on its link, every N4 visit a minute.
 const NET_REPS = { school: REPS, crowded: QUICK ? 0 : 3, idle: QUICK ? 0 : 2, gzip: QUICK ? 0 : 3 };
 const IDLE_MS = 60_000;
+// The engine rows' fresh profiles per engine and host (each a baseline profile and an app
+// profile). Quick: one each, without the baseline of four bare loads at once, which takes
+// about a minute in WebKitGTK; about 3.5 minutes in all here.
+const ENGINE_REPS = QUICK ? 1 : 3;
 // Room for R2's 50 MB value to be persisted for real (the default per-variable limit is 10 MB).
 const BENCH_LIMITS = { variableLimitBytes: 64 * MB, sessionLimitBytes: 256 * MB };
 
@@ -371,6 +379,42 @@ async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
   return { rows, samples, notes, byPath: last };
 }
 
+/** The hosts the engine rows are measured on. */
+const HOSTS = {
+  plain: { name: 'plain', what: 'a plain static host, no headers' },
+  headers: { name: 'headers', what: "a host with the project's headers (COOP/COEP)" },
+};
+
+/**
+ * S1, S2 and four starts at once per engine and host: Chromium on the plain host (its rows on
+ * the host with headers are S1 and S2 above), Firefox ESR and WebKitGTK on both. An engine
+ * that is not installed is named in the notes, not measured.
+ */
+async function engineRows(browser, servers) {
+  const parts = [];
+  const opts = { reps: ENGINE_REPS, bareFour: !QUICK, log };
+  parts.push(await startRows(chromiumEngine(browser), { ...HOSTS.plain, ...servers.plain }, opts));
+  for (const name of ENGINES) {
+    const missing = engineMissing(name);
+    if (missing) {
+      parts.push({ rows: [], samples: {}, notes: `${name}: not measured, ${missing}.` });
+      continue;
+    }
+    const engine = await launchEngine(name);
+    try {
+      for (const host of ['plain', 'headers']) parts.push(await startRows(engine, { ...HOSTS[host], ...servers[host] }, opts));
+    } finally {
+      await engine.close();
+    }
+  }
+  return {
+    rows: parts.flatMap((p) => p.rows),
+    samples: Object.assign({}, ...parts.map((p) => p.samples)),
+    notes: `Engines: fresh profiles, baseline and app alternating, ${ENGINE_REPS} of each per engine and host.\n${parts.map((p) => p.notes).join('\n')}`,
+    versions: Object.fromEntries(parts.filter((p) => p.version).map((p) => [p.engine, p.version])),
+  };
+}
+
 const fmt = (v, unit = 'ms') => `${v < 10 ? v.toFixed(2) : v.toFixed(unit === 'MB' ? 1 : 0)} ${unit}`;
 
 async function main() {
@@ -383,6 +427,7 @@ async function main() {
   }
   const server = await serve(OUT_DIR);
   const gzipServer = await serve(OUT_DIR, { gzip: true });
+  const plainServer = await serve(OUT_DIR, { headers: false });
   const executablePath = chromiumPath();
   // Launched as a server so its process id is known: M1 reads the memory of its renderers.
   const browserServer = await chromium.launchServer({ executablePath, args: BENCH_ARGS });
@@ -396,16 +441,18 @@ async function main() {
     if (GROUPS.has('local')) parts.push(await localRows(browser, server.origin));
     if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
+    if (GROUPS.has('engines')) parts.push(await engineRows(browser, { plain: plainServer, headers: server }));
   } finally {
     await browser.close();
     await browserServer.close();
     await server.close();
     await gzipServer.close();
+    await plainServer.close();
   }
 
   const rows = parts.flatMap((p) => p.rows);
   for (const row of rows) {
-    row.ratio = row.value / row.base;
+    row.ratio = row.base == null ? null : row.value / row.base;
     row.met = row.target == null ? null : row.ratio <= row.target && row.extra !== false;
   }
   const lines = [
@@ -413,7 +460,7 @@ async function main() {
     '|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${fmt(r.base, r.unit)} (${r.baseName}) | ${r.ratio.toFixed(2)} | ${r.target == null ? 'none' : `≤ ${r.target}`} | ${r.met == null ? '-' : r.met ? 'yes' : 'no'} |`,
+        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${r.base == null ? '-' : `${fmt(r.base, r.unit)} (${r.baseName})`} | ${r.ratio == null ? '-' : r.ratio.toFixed(2)} | ${r.target == null ? 'none' : `≤ ${r.target}`} | ${r.met == null ? '-' : r.met ? 'yes' : 'no'} |`,
     ),
   ];
   console.log(lines.join('\n'));
@@ -421,6 +468,7 @@ async function main() {
   const results = {
     date: new Date().toISOString(),
     chromium: version,
+    engines: Object.assign({}, ...parts.map((p) => p.versions ?? {})),
     quick: QUICK,
     repetitions: REPS,
     memoryMeasure: 'M1: performance.measureUserAgentSpecificMemory(); M1-pss: PSS of the renderer processes (/proc/<pid>/smaps_rollup)',

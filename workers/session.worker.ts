@@ -2,11 +2,11 @@ import * as Comlink from 'comlink';
 import { openDb } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
-import type { PageSnapshot, SessionWorkerApi, StartOptions, StartProgress } from '../src/lib/worker-api';
+import { isPrepareMessage, type PageSnapshot, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
-import { pyodideScript } from './runtime/pyodide-script';
+import { pyodideScript, type CreatePyodideModule } from './runtime/pyodide-script';
 import { loadSessionPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
@@ -24,6 +24,29 @@ function handedOver<T>(): { value: Promise<T | undefined>; give: (value: T | und
 // loaded: a resolved promise (and its resolve function) keeps its 31 MB while it is held.
 let snapshot: ReturnType<typeof handedOver<PageSnapshot | null>> | null = handedOver();
 const wasm = handedOver<WebAssembly.Module>();
+
+/**
+ * Pyodide's module script, imported while this worker waits as the page's spare (its
+ * prepare message names the core), so the start that takes it need not fetch, decode and
+ * parse it. The message is this listener's alone: Comlink never sees it.
+ */
+let prepared: { indexURL: string; script: Promise<CreatePyodideModule> } | null = null;
+self.addEventListener('message', (event: MessageEvent) => {
+  if (!isPrepareMessage(event.data)) return;
+  event.stopImmediatePropagation();
+  const { indexURL } = event.data.pytabsPrepare;
+  if (prepared) return;
+  prepared = { indexURL, script: pyodideScript(indexURL) };
+  // A failure is the start's to handle (it imports again); unobserved it would be an error event.
+  prepared.script.catch(() => undefined);
+});
+
+/** The prepared script when it is this core's and did not fail, else an import now. */
+function moduleScript(indexURL: string): Promise<CreatePyodideModule> {
+  const ready = prepared?.indexURL === indexURL ? prepared.script : null;
+  prepared = null;
+  return ready ? ready.catch(() => pyodideScript(indexURL)) : pyodideScript(indexURL);
+}
 
 function current(): WorkerSession {
   if (!session) throw new Error('The session has not started yet.');
@@ -57,7 +80,7 @@ const api: SessionWorkerApi = {
       loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
         compiled: wasm.value,
         onFetch: (p) => say(fetchStep(p)),
-        script: pyodideScript(options.indexURL),
+        script: moduleScript(options.indexURL),
       });
     } finally {
       snapshot = null;

@@ -21,8 +21,31 @@ const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const COMLINK = fileURLToPath(import.meta.resolve('comlink/dist/esm/comlink.mjs'));
 
 /**
- * Serves the built app and the baseline workers from one origin, cross-origin isolated like
- * the app's own preview server, so both sides get the same files, headers and HTTP cache.
+ * The rules of a Netlify/Cloudflare `_headers` file (the build copies public/_headers into
+ * dist/): a path pattern (`*` matches anything) followed by indented `Name: value` lines.
+ */
+function headerRules(file) {
+  if (!existsSync(file)) throw new Error(`${file} is missing: the host with the project's headers serves what it says`);
+  const rules = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim() || line.trimStart().startsWith('#')) continue;
+    if (!/^\s/.test(line)) {
+      const pattern = line.trim().replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*');
+      rules.push({ match: new RegExp(`^${pattern}$`), headers: {} });
+    } else if (rules.length) {
+      const colon = line.indexOf(':');
+      rules.at(-1).headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    }
+  }
+  return (url) => Object.assign({}, ...rules.filter((r) => r.match.test(url)).map((r) => r.headers));
+}
+
+/**
+ * Serves the built app and the baseline workers from one origin, so both sides get the same
+ * files, headers and HTTP cache. `headers: true` is a host that sends the project's headers
+ * (the build's `_headers`: COOP/COEP, the session worker's CSP) to every path, the baseline
+ * pages included; `headers: false` is a plain static host that sends none of them (GitHub
+ * Pages, a school's web space), where the page is not cross-origin isolated.
  * The app is served by the bench itself (not `vite preview`) so a preview someone else
  * started on the usual port cannot serve a stale build into the numbers.
  *
@@ -31,7 +54,8 @@ const COMLINK = fileURLToPath(import.meta.resolve('comlink/dist/esm/comlink.mjs'
  * `.wasm` and `.bin`. `measure()` counts what the server sent from then on: every byte
  * written to the sockets (headers included), and the same by path.
  */
-export function serve(distDir, { gzip = false } = {}) {
+export function serve(distDir, { gzip = false, headers = true } = {}) {
+  const projectHeaders = headers ? headerRules(path.join(distDir, '_headers')) : () => ({});
   const routes = (url) => {
     if (url === '/bench/comlink.mjs') return COMLINK;
     const file = url.endsWith('/') ? `${url}index.html` : url;
@@ -70,9 +94,7 @@ export function serve(distDir, { gzip = false } = {}) {
       'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
       'Content-Length': body ? body.length : statSync(file).size,
       ...(body ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-      'Cross-Origin-Resource-Policy': 'same-origin',
+      ...projectHeaders(url),
       // What a static host sends by default: cacheable, revalidated.
       'Cache-Control': 'no-cache',
       'Last-Modified': modified,

@@ -109,6 +109,18 @@ export interface WorkspaceEntry {
   modifiedAt: number;
 }
 
+/**
+ * Posted to a spare session worker before any Comlink call (src/lib/sessions/spare-worker.ts):
+ * the core it will load, so that it imports Pyodide's module script while no session has it.
+ */
+export interface PrepareMessage {
+  pytabsPrepare: { indexURL: string };
+}
+
+export function isPrepareMessage(data: unknown): data is PrepareMessage {
+  return typeof (data as PrepareMessage | null)?.pytabsPrepare?.indexURL === 'string';
+}
+
 /** What the session worker exposes through Comlink. */
 export interface SessionWorkerApi {
   /**

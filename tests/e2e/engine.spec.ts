@@ -296,7 +296,7 @@ test('a start reports what it fetches and restores, step by step, and nothing on
   expect(seen.after).toBeNull();
 });
 
-test('a session starts on the spare worker whose script is already loaded, and a new spare waits for the next', async ({ page }) => {
+test('a session starts on the spare worker whose scripts are already loaded, and a new spare waits for the next', async ({ page }) => {
   await openApp(page);
   // The app opens its first session; once it has started, a spare is made.
   await page.evaluate(async () => {
@@ -312,6 +312,10 @@ test('a session starts on the spare worker whose script is already loaded, and a
   };
   await expect.poll(async () => (await spares()).length).toBe(1);
   const [spare] = await spares();
+  // While it waits it has fetched Pyodide's module script, which the start would otherwise fetch.
+  await expect
+    .poll(() => spare!.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('pyodide.asm.mjs.gz'))))
+    .toBe(true);
 
   const answer = await page.evaluate(async () => {
     const api = window.pytabs!;

@@ -144,7 +144,7 @@ export class SessionHost {
     ]).then(
       (report) => {
         // The next session to start (or wake) finds a worker whose script is loaded.
-        prepareSpareWorker();
+        prepareSpareWorker(this.env.indexURL);
         this.env.afterStart?.(report);
         if (this.live === live && this.running === 0) this.setState('ready');
         return report;

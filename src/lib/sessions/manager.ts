@@ -140,7 +140,7 @@ export class SessionManager {
     // compiled wasm and its script: get all three now, while storage opens and the page renders.
     void pageSnapshot(manager.indexURL);
     void pageWasm(manager.indexURL);
-    prepareSpareWorker();
+    prepareSpareWorker(manager.indexURL);
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
     await countImportsBytes(db);

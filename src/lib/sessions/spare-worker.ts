@@ -1,10 +1,13 @@
+import type { PrepareMessage } from '../worker-api';
+
 /**
  * One session worker whose script has loaded but that serves no session yet. A session
  * that starts takes it and skips downloading and parsing the worker's script (0.6 MB,
- * 0.1-0.2 s here), so the script's cost moves off the start's path into idle time. It
- * holds nothing of any session until a host sends it a start message, and from then on
- * it belongs to that host alone. It has not loaded Pyodide: it costs a few MB, not a
- * session's worth.
+ * 0.1-0.2 s here) and Pyodide's module script (1.25 MB, fetched from its .gz copy, decoded
+ * and parsed: 0.05-0.9 s of a later start here, the most on a busy machine), so their cost
+ * moves off the start's path into idle time. It holds nothing of any session until a host
+ * sends it a start message, and from then on it belongs to that host alone. It has not
+ * loaded Pyodide: it costs a few MB, not a session's worth.
  */
 
 interface Spare {
@@ -19,11 +22,12 @@ function create(): Worker {
   return new Worker(new URL('../../../workers/session.worker.ts', import.meta.url), { type: 'module' });
 }
 
-/** Loads a spare worker's script now, unless one is waiting already. */
-export function prepareSpareWorker(): void {
+/** Loads a spare worker's script, and Pyodide's from `indexURL`, now, unless one is waiting already. */
+export function prepareSpareWorker(indexURL: string): void {
   if (spare || typeof Worker === 'undefined') return;
   const entry: Spare = { worker: create(), broken: false };
   entry.worker.addEventListener('error', () => void (entry.broken = true), { once: true });
+  entry.worker.postMessage({ pytabsPrepare: { indexURL } } satisfies PrepareMessage);
   spare = entry;
 }
 
