@@ -18,7 +18,7 @@ import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { rendererMemory } from './bench/memory.mjs';
 import { appFirstVisit, appIdleVisit, bareFirstVisit, LINKS } from './bench/network.mjs';
 import { serve } from './bench/server.mjs';
-import { chromiumEngine, startRows } from './bench/starts.mjs';
+import { startRows } from './bench/starts.mjs';
 import { ENGINES, engineMissing, launchEngine } from './engines.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -390,10 +390,9 @@ const HOSTS = {
  * the host with headers are S1 and S2 above), Firefox ESR and WebKitGTK on both. An engine
  * that is not installed is named in the notes, not measured.
  */
-async function engineRows(browser, servers) {
+async function engineRows(servers) {
   const parts = [];
   const opts = { reps: ENGINE_REPS, bareFour: !QUICK, log };
-  parts.push(await startRows(chromiumEngine(browser), { ...HOSTS.plain, ...servers.plain }, opts));
   for (const name of ENGINES) {
     const missing = engineMissing(name);
     if (missing) {
@@ -402,7 +401,7 @@ async function engineRows(browser, servers) {
     }
     const engine = await launchEngine(name);
     try {
-      for (const host of ['plain', 'headers']) parts.push(await startRows(engine, { ...HOSTS[host], ...servers[host] }, opts));
+      for (const host of name === 'chromium' ? ['plain'] : ['plain', 'headers']) parts.push(await startRows(engine, { ...HOSTS[host], ...servers[host] }, opts));
     } finally {
       await engine.close();
     }
@@ -441,7 +440,7 @@ async function main() {
     if (GROUPS.has('local')) parts.push(await localRows(browser, server.origin));
     if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
-    if (GROUPS.has('engines')) parts.push(await engineRows(browser, { plain: plainServer, headers: server }));
+    if (GROUPS.has('engines')) parts.push(await engineRows({ plain: plainServer, headers: server }));
   } finally {
     await browser.close();
     await browserServer.close();

@@ -1,4 +1,4 @@
-export type EngineName = 'firefox' | 'webkit';
+export type EngineName = 'chromium' | 'firefox' | 'webkit';
 export declare const ENGINES: readonly EngineName[];
 
 /** An element found in a page, driven with the engine's real input (WebDriver clicks and keys). */

@@ -1,13 +1,14 @@
-// Firefox ESR and WebKitGTK for the cross-engine tests (tests/engines) and the bench: Playwright's
-// own Firefox and WebKit cannot be downloaded here, and its `moz-firefox` channel fails against
-// ESR 153, so Firefox is driven by puppeteer-core over WebDriver BiDi and WebKitGTK's MiniBrowser
-// by selenium-webdriver through WebKitWebDriver, under an Xvfb display of its own.
-// Both are wrapped in one small surface (a profile, its pages, evaluate, elements) so a test or a
-// measurement is written once for both engines.
+// Chromium, Firefox ESR and WebKitGTK for the cross-engine tests (tests/engines) and the bench:
+// Playwright's own Firefox and WebKit cannot be downloaded here, and its `moz-firefox` channel
+// fails against ESR 153, so Chromium is driven by Playwright, Firefox by puppeteer-core over
+// WebDriver BiDi, and WebKitGTK's MiniBrowser by selenium-webdriver through WebKitWebDriver,
+// under an Xvfb display of its own. All three are wrapped in one small surface (a profile, its
+// pages, evaluate, elements) so a test or a measurement is written once for every engine.
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 
-export const ENGINES = /** @type {const} */ (['firefox', 'webkit']);
+export const ENGINES = /** @type {const} */ (['chromium', 'firefox', 'webkit']);
 
 const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
@@ -15,6 +16,14 @@ const MINIBROWSER = process.env.MINIBROWSER_PATH ?? '/usr/lib/x86_64-linux-gnu/w
 
 /** What is missing for an engine to run here, or '' when it can. */
 export function engineMissing(name) {
+  if (name === 'chromium') {
+    try {
+      chromiumPath();
+      return '';
+    } catch (error) {
+      return error.message;
+    }
+  }
   const need = name === 'firefox' ? [FIREFOX] : [WEBKIT_DRIVER, MINIBROWSER, 'Xvfb'];
   for (const bin of need) {
     try {
@@ -32,6 +41,7 @@ export function engineMissing(name) {
  * @param {'firefox' | 'webkit'} name
  */
 export async function launchEngine(name) {
+  if (name === 'chromium') return chromiumEngine();
   if (name === 'firefox') return { name, newProfile: firefoxProfile, close: async () => undefined };
   const display = await xvfb();
   return {
@@ -50,6 +60,53 @@ export async function launchEngine(name) {
       }
     },
     close: async () => display.process.kill(),
+  };
+}
+
+/** Debian's Chromium through Playwright: one browser, a fresh context for each profile. */
+async function chromiumEngine() {
+  const { chromium } = await import('@playwright/test');
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  return {
+    name: 'chromium',
+    async newProfile() {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      return {
+        engine: 'chromium',
+        version: `chromium/${browser.version()}`,
+        newPage: async () => chromiumPage(await context.newPage()),
+        close: () => context.close().catch(() => undefined),
+      };
+    },
+    close: () => browser.close(),
+  };
+}
+
+function chromiumPage(page) {
+  return {
+    async goto(url) {
+      await page.goto(url, { timeout: 60_000 });
+    },
+    async reload() {
+      await page.reload({ timeout: 60_000 });
+    },
+    url: () => page.url(),
+    evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
+    async element(fn, arg) {
+      const handle = await page.evaluateHandle(fn, arg ?? null);
+      const el = handle.asElement();
+      if (!el) {
+        await handle.dispose();
+        return null;
+      }
+      return {
+        click: () => el.click(),
+        type: (text) => el.type(text),
+        press: (key) => el.press(key),
+        upload: (...paths) => el.setInputFiles(paths),
+      };
+    },
+    close: () => page.close(),
   };
 }
 

@@ -3,7 +3,7 @@
 // on a plain static host and on one with the project's headers, each against bare `loadPyodide`
 // workers in the same engine, from the same server, in the same run. Everything goes through
 // scripts/engines.mjs's surface (a fresh profile, its page, goto, evaluate), so the three
-// engines are measured by one code path; Chromium's contexts are wrapped to the same surface.
+// engines are measured by one code path (scripts/engines.mjs).
 // Page functions are sent as source (WebDriver, BiDi): each is self-contained.
 
 /** No wait in a page may hang the bench: a start here takes seconds, not minutes. */
@@ -34,30 +34,6 @@ async function inFreshProfile(engine, what, log, round) {
       await within(profile.close(), `${what}: closing its profile`, 30_000).catch(() => undefined);
     }
   }
-}
-
-/** Chromium (a Playwright browser) behind scripts/engines.mjs's surface: a fresh context is a fresh profile. */
-export function chromiumEngine(browser) {
-  return {
-    name: 'chromium',
-    async newProfile() {
-      const context = await browser.newContext();
-      return {
-        engine: 'chromium',
-        version: browser.version(),
-        async newPage() {
-          const page = await context.newPage();
-          return {
-            goto: async (url) => void (await page.goto(url)),
-            evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
-            close: () => page.close(),
-          };
-        },
-        close: () => context.close(),
-      };
-    },
-    close: async () => undefined,
-  };
 }
 
 /** Resolves with window.coldLoad (the bare load the page started at navigation) once it is there. */

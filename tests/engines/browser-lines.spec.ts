@@ -4,6 +4,8 @@ import { FIRST_RUN } from './person';
 // Settings → This browser, per engine and host: the paths the app takes, each decided by
 // detecting the capability. README's table of engines is this table.
 const EXPECTED: Record<string, { stop: string; jspi: boolean; persist: string }> = {
+  'chromium-plain': { stop: 'Stop: restarts from the last saved state', jspi: true, persist: 'can ask' },
+  'chromium-project': { stop: 'Stop: interrupts', jspi: true, persist: 'can ask' },
   'firefox-plain': { stop: 'Stop: restarts from the last saved state', jspi: true, persist: 'can ask' },
   'firefox-project': { stop: 'Stop: interrupts', jspi: true, persist: 'can ask' },
   'webkit-plain': { stop: 'Stop: restarts from the last saved state', jspi: false, persist: 'cannot ask' },

@@ -3,7 +3,7 @@ import { runPython, startMockServer, stdoutOf, text, toolCalls } from '../mock-o
 import { test, expect } from './fixtures';
 import { FIRST_RUN, Person } from './person';
 
-// What people do by hand, in Firefox ESR and WebKitGTK, on a plain static host and on one with
+// What people do by hand, in Chromium, Firefox ESR and WebKitGTK, on a plain static host and on one with
 // the project's headers: controls found by role and name, real Pyodide workers, real IndexedDB.
 
 const SUM_CODE = [
@@ -17,7 +17,7 @@ const SUM_CODE = [
 ].join('\n');
 
 /** Where Stop interrupts Python in place (SharedArrayBuffer); elsewhere it restarts the session. */
-const INTERRUPTS: Record<string, boolean> = { 'firefox-project': true };
+const INTERRUPTS: Record<string, boolean> = { 'chromium-project': true, 'firefox-project': true };
 
 function tab(name: string) {
   return { role: 'tab', name };
@@ -115,7 +115,7 @@ test('Stop on an endless loop ends the run and keeps the session', async ({ pers
   await person.click({ role: 'button', name: 'Stop' });
   await person.expectText(person.reply(2), 'Stopped after');
   const stopped = (await person.text(person.reply(2)))!;
-  // Firefox behind COOP/COEP has SharedArrayBuffer, so Python is interrupted in place; elsewhere
+  // Chromium and Firefox behind COOP/COEP have SharedArrayBuffer, so Python is interrupted in place; elsewhere
   // the session restarts from its last commit (README, "Every engine").
   if (INTERRUPTS[`${engineName}-${hostHeaders}`]) expect(stopped).not.toContain('restarted');
   else expect(stopped).toContain('the session restarted from its last saved state');

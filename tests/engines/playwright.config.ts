@@ -1,7 +1,7 @@
 import { defineConfig } from '@playwright/test';
 import type { Where } from './fixtures';
 
-// The cross-engine suite: the built app (dist/) in Firefox ESR and WebKitGTK, driven by
+// The cross-engine suite: the built app (dist/) in Chromium, Firefox ESR and WebKitGTK, driven by
 // scripts/engines.mjs, each on a plain static host and on one that sends the project's
 // `_headers`. Every test opens fresh browser profiles of its own.
 const where = (engineName: Where['engineName'], hostHeaders: Where['hostHeaders']) => ({ name: `${engineName}-${hostHeaders}`, use: { engineName, hostHeaders } });
@@ -17,5 +17,5 @@ export default defineConfig<object, Where>({
   retries: 0,
   reporter: [['list']],
   outputDir: process.env.PW_OUTPUT_DIR ?? '../../test-results-engines',
-  projects: [where('firefox', 'plain'), where('firefox', 'project'), where('webkit', 'plain'), where('webkit', 'project')],
+  projects: [where('chromium', 'plain'), where('chromium', 'project'), where('firefox', 'plain'), where('firefox', 'project'), where('webkit', 'plain'), where('webkit', 'project')],
 });
