@@ -74,7 +74,7 @@ async function chromiumEngine() {
       return {
         engine: 'chromium',
         version: `chromium/${browser.version()}`,
-        newPage: async () => chromiumPage(await context.newPage()),
+        newPage: async () => scriptedPage(await context.newPage(), (el, paths) => el.setInputFiles(paths)),
         close: () => context.close().catch(() => undefined),
       };
     },
@@ -82,13 +82,17 @@ async function chromiumEngine() {
   };
 }
 
-function chromiumPage(page) {
+/**
+ * A Playwright (Chromium) or puppeteer (Firefox) page: their page and element APIs agree but
+ * for how a file input is set.
+ */
+function scriptedPage(page, upload) {
   return {
     async goto(url) {
-      await page.goto(url, { timeout: 60_000 });
+      await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
     },
     async reload() {
-      await page.reload({ timeout: 60_000 });
+      await page.reload({ waitUntil: 'load', timeout: 60_000 });
     },
     url: () => page.url(),
     evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
@@ -103,7 +107,7 @@ function chromiumPage(page) {
         click: () => el.click(),
         type: (text) => el.type(text),
         press: (key) => el.press(key),
-        upload: (...paths) => el.setInputFiles(paths),
+        upload: (...paths) => upload(el, paths),
       };
     },
     close: () => page.close(),
@@ -122,44 +126,11 @@ async function firefoxProfile() {
     extraPrefsFirefox: { 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false, 'browser.shell.checkDefaultBrowser': false },
   });
   const version = await browser.version();
-  const wrap = (page) => firefoxPage(page);
   return {
     engine: 'firefox',
     version,
-    async newPage() {
-      const page = await browser.newPage();
-      return wrap(page);
-    },
+    newPage: async () => scriptedPage(await browser.newPage(), (el, paths) => el.uploadFile(...paths)),
     close: () => browser.close().catch(() => undefined),
-  };
-}
-
-function firefoxPage(page) {
-  const element = (handle) => ({
-    click: () => handle.click(),
-    type: (text) => handle.type(text),
-    press: (key) => handle.press(key),
-    upload: (...paths) => handle.uploadFile(...paths),
-  });
-  return {
-    async goto(url) {
-      await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
-    },
-    async reload() {
-      await page.reload({ waitUntil: 'load', timeout: 60_000 });
-    },
-    url: () => page.url(),
-    evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
-    async element(fn, arg) {
-      const handle = await page.evaluateHandle(fn, arg ?? null);
-      const el = handle.asElement();
-      if (!el) {
-        await handle.dispose();
-        return null;
-      }
-      return element(el);
-    },
-    close: () => page.close(),
   };
 }
 
