@@ -281,9 +281,18 @@ export async function heldState(manager: PortableManager, sessionId: string): Pr
 }
 
 /** Changing a session's storage needs this tab to own it, with no message running. */
+/** How long a change waits for the session's Python to finish starting. */
+const START_WAIT_MS = 60_000;
+
 export async function claimIdle(manager: PortableManager, sessionId: string): Promise<void> {
-  const info = await manager.getSession(sessionId);
+  let info = await manager.getSession(sessionId);
   if ((await manager.claim(sessionId)) !== 'owned') throw new SessionElsewhereError();
+  // A start is not the person's work: the page may show the session ready a frame before its
+  // Python starts (it starts as it opens), so a click then waits for the start instead of failing.
+  for (const until = Date.now() + START_WAIT_MS; info.status === 'starting' && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    info = await manager.getSession(sessionId);
+  }
   if (info.status === 'running' || info.status === 'starting') {
     throw new Error('This session is busy: wait for its message to finish, or stop it, and try again.');
   }
