@@ -1,4 +1,5 @@
 export { SessionManager, type SessionInfo, type SessionStatus, type ManagerOptions } from './sessions/manager';
+export { ChangeSet, type Change, type ChangePart } from './sessions/changes';
 export { SessionElsewhereError, type Ownership } from './sessions/ownership';
 export { WorkerTerminatedError, type EndCause } from './sessions/host';
 export type { CleanupReport } from './sessions/cleanup';

@@ -1,5 +1,5 @@
 import { SvelteMap } from 'svelte/reactivity';
-import type { SessionInfo, SessionManager } from '../lib';
+import { ChangeSet, type Change, type SessionInfo, type SessionManager } from '../lib';
 import { SessionView, type Reporter } from './session-view.svelte';
 import { AppPortability } from './app-portability.svelte';
 
@@ -32,6 +32,12 @@ export class AppState implements Reporter {
   /** Ids of new sessions whose records are still being stored. */
   private readonly creating = new Set<string>();
   private noticeSeq = 0;
+  /** Changes heard since the last frame, and that frame. */
+  private heard: ChangeSet | null = null;
+  private frame = 0;
+  /** Reads run one after another (see `apply`): the read under way, and the changes waiting for it. */
+  private reading: Promise<void> = Promise.resolve();
+  private waiting: { changes: ChangeSet; done: Promise<void> } | null = null;
 
   readonly current = $derived(this.currentId ? (this.views.get(this.currentId) ?? null) : null);
 
@@ -71,8 +77,88 @@ export class AppState implements Reporter {
     return view;
   }
 
-  /** Reads the session list and what the open session's panels show. */
-  async refresh(): Promise<void> {
+  /**
+   * Hears a change the manager reports. Changes come in bursts (a run's start, end and
+   * commit): once a frame, storage is read for all of them, and leaves IndexedDB free for
+   * the worker's commits.
+   */
+  hear = (change: Change): void => {
+    (this.heard ??= new ChangeSet()).add(change);
+    this.frame ||= requestAnimationFrame(() => {
+      const changes = this.heard!;
+      this.frame = 0;
+      this.heard = null;
+      void this.apply(changes).catch(this.notify);
+    });
+  };
+
+  /** Stops reading for changes heard (the page is going). */
+  stopHearing(): void {
+    cancelAnimationFrame(this.frame);
+  }
+
+  /** Reads the session list and everything the open session's panels show. */
+  refresh(): Promise<void> {
+    const everything = new ChangeSet();
+    everything.everything = true;
+    return this.apply(everything);
+  }
+
+  /**
+   * Reads what `changes` touched. One read at a time, the changes heard meanwhile joined in
+   * the next: a count added from what the page knows must land on the record read before it,
+   * never be overwritten by a read that started before the run was counted.
+   */
+  private apply(changes: ChangeSet): Promise<void> {
+    if (this.waiting) {
+      this.waiting.changes.merge(changes);
+      return this.waiting.done;
+    }
+    const waiting = { changes, done: Promise.resolve() };
+    waiting.done = this.reading.then(() => {
+      this.waiting = null;
+      return this.read(waiting.changes);
+    });
+    this.waiting = waiting;
+    this.reading = waiting.done.catch(() => undefined);
+    return waiting.done;
+  }
+
+  private async read(changes: ChangeSet): Promise<void> {
+    // A session whose worker went away shows its record's status again.
+    const recordStatus = [...changes.parts].some(([id, parts]) => parts.has('state') && !this.manager.liveStatus(id));
+    if (changes.records || recordStatus) {
+      if (!(await this.readList())) return;
+    } else this.update(changes);
+    const current = this.current;
+    if (current) await current.refresh(changes.of(current.id));
+  }
+
+  /**
+   * Shows what the page knows of changed sessions without reading storage: their workers'
+   * status, and runs this page counted (written to storage within BROADCAST_MS of the run).
+   */
+  private update(changes: ChangeSet): void {
+    let changed = false;
+    const sessions = this.sessions.map((info) => {
+      const parts = changes.parts.get(info.id);
+      if (!parts) return info;
+      const runs = changes.runs.get(info.id) ?? 0;
+      const status = parts.has('state') ? (this.manager.liveStatus(info.id) ?? info.status) : info.status;
+      const next =
+        runs ? { ...info, status, totalExecutions: info.totalExecutions + runs, lastActiveAt: Date.now() }
+        : status !== info.status ? { ...info, status }
+        : info;
+      // Also when nothing listed changed: the view sees whether another tab took the session over.
+      this.views.get(info.id)?.updateInfo(next);
+      changed ||= next !== info;
+      return next;
+    });
+    if (changed) this.sessions = sessions;
+  }
+
+  /** Reads the session list; false when the open session is gone and another was opened instead. */
+  private async readList(): Promise<boolean> {
     const sessions = await this.manager.listSessions();
     const listed = new Set(sessions.map((s) => s.id));
     for (const info of sessions) this.views.get(info.id)?.updateInfo(info);
@@ -86,9 +172,9 @@ export class AppState implements Reporter {
     if (this.currentId && !this.views.has(this.currentId)) {
       if (this.sessions.length) this.select(this.sessions[0].id, 'replace');
       else this.currentId = null;
-      return;
+      return false;
     }
-    await this.current?.refresh();
+    return true;
   }
 
   /** Opens the app on the session the address names, else the first (a first visit gets a new one). */

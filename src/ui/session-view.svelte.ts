@@ -1,4 +1,4 @@
-import type { SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
+import type { ChangePart, SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
 import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
@@ -39,6 +39,9 @@ export type MessageMode = 'ask' | 'code';
 
 /** Whether this tab may run the session; 'unknown' until its claim is answered. */
 export type ViewOwnership = 'unknown' | 'owned' | 'elsewhere';
+
+/** What the panels show, as parts of a change (changes.ts). */
+const PANEL_PARTS: readonly ChangePart[] = ['files', 'variables', 'sessionVars', 'imports'];
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -88,12 +91,13 @@ export class SessionView {
   /** Counts session-variable reads, so one that started before a save cannot put old values back. */
   private varReads = 0;
   private refreshing: Promise<void> | null = null;
+  /** What the next read reads (see `refresh`). */
+  private unread = new Set<ChangePart>();
   /** The Stop of each Ask round under way in this session. */
   private readonly asking = new Set<AbortController>();
   /** Counts prefs reads, so one that started before a choice cannot put the old choice back. */
   private prefReads = 0;
   private readonly assistant: AssistantStatus;
-  private refreshAgain = false;
 
   readonly shownRounds = $derived.by(() => {
     const byId = new Map(this.stored.map((r) => [r.id, r]));
@@ -163,38 +167,42 @@ export class SessionView {
     return this.info.status === 'running' || this.live.length > 0;
   }
 
-  /** Reads what the panels show of this session; calls that overlap are joined into one more read. */
-  refresh(): Promise<void> {
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return this.refreshing;
-    }
+  /**
+   * Reads what the panels show of this session, all of it or the `parts` a change touched;
+   * calls that overlap are joined into one more read.
+   */
+  refresh(parts: Iterable<ChangePart> = PANEL_PARTS): Promise<void> {
+    for (const part of parts) if (PANEL_PARTS.includes(part)) this.unread.add(part);
+    if (this.refreshing || !this.unread.size) return this.refreshing ?? Promise.resolve();
     this.refreshing = (async () => {
-      do {
-        this.refreshAgain = false;
-        await this.read();
-      } while (this.refreshAgain);
+      while (this.unread.size) {
+        const parts = this.unread;
+        this.unread = new Set();
+        await this.read(parts);
+      }
     })().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 
-  private async read(): Promise<void> {
+  private async read(parts: ReadonlySet<ChangePart>): Promise<void> {
     if (this.deleted) return;
     await this.stored$;
-    const varRead = ++this.varReads;
+    const varRead = parts.has('sessionVars') ? ++this.varReads : this.varReads;
     try {
       const [files, variables, vars] = await Promise.all([
-        this.manager.listFiles(this.id),
-        this.manager.listVariables(this.id),
-        this.manager.getSessionVars(this.id),
+        parts.has('files') ? this.manager.listFiles(this.id) : null,
+        parts.has('variables') ? this.manager.listVariables(this.id) : null,
+        parts.has('sessionVars') ? this.manager.getSessionVars(this.id) : null,
       ]);
-      this.files = files.sort((a, b) => a.path.localeCompare(b.path));
-      this.variables = variables.sort((a, b) => a.name.localeCompare(b.name));
-      if (varRead === this.varReads) this.sessionVars = vars;
-      // A preview of a file that is gone would mislead.
-      if (this.preview && !files.some((f) => f.path === this.preview!.path)) this.preview = null;
+      if (files) {
+        this.files = files.sort((a, b) => a.path.localeCompare(b.path));
+        // A preview of a file that is gone would mislead.
+        if (this.preview && !files.some((f) => f.path === this.preview!.path)) this.preview = null;
+      }
+      if (variables) this.variables = variables.sort((a, b) => a.name.localeCompare(b.name));
+      if (vars && varRead === this.varReads) this.sessionVars = vars;
       // After the manager's reads: once storage is closed (erased) they fail first, and this opens no connection.
-      await this.portable.read();
+      if (parts.has('imports')) await this.portable.read();
     } catch (error) {
       if (!this.deleted) this.report.notify(error);
     }

@@ -271,3 +271,43 @@ test('a switching storm: three sessions switched while runs, previews, saves and
   }
   expect(await wrong(page)).toEqual([]);
 });
+
+test("another session's quiet runs re-read none of the open session's panels; the list still counts them, and a run that changed something shows", async ({ page }) => {
+  // Every IndexedDB transaction the page opens, by its stores (the workers' own are not counted).
+  await page.addInitScript(() => {
+    const opened: string[][] = [];
+    (window as unknown as { __opened: string[][] }).__opened = opened;
+    const transaction = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<typeof transaction>) {
+      opened.push(typeof args[0] === 'string' ? [args[0]] : [...args[0]]);
+      return transaction.apply(this, args);
+    } as typeof transaction;
+  });
+  await openApp(page);
+  const ids = await sessionsNamed(page, ['Open', 'Busy']);
+  await tab(page, 'Open').click();
+  const list = page.getByRole('list', { name: 'Session list' });
+  const files = region(page, 'Files');
+  const variables = region(page, 'Variables');
+  await page.evaluate(async (busy) => {
+    await window.pytabs!.startSession(busy);
+    await window.pytabs!.run(busy, 'x = 1');
+  }, ids.Busy);
+  await expect(list.getByRole('listitem').filter({ hasText: 'Busy' })).toContainText('1 execution ·');
+
+  const stores = await page.evaluate(async (busy) => {
+    const opened = (window as unknown as { __opened: string[][] }).__opened;
+    opened.length = 0;
+    for (let i = 0; i < 50; i++) await window.pytabs!.run(busy, 'pass');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return opened.flat();
+  }, ids.Busy);
+  expect(stores.filter((store) => store !== 'sessions')).toEqual([]);
+  await expect(list.getByRole('listitem').filter({ hasText: 'Busy' })).toContainText('51 executions');
+
+  // A run of the open session that writes a file and binds a name shows in its panels.
+  await page.evaluate((open) => window.pytabs!.run(open, "open('made.txt', 'w').write('hi')\nmade = 5"), ids.Open);
+  await expect(files.getByRole('button', { name: 'Preview made.txt' })).toBeVisible();
+  await expect(variables.getByRole('row', { name: /^made\b/ })).toContainText('5');
+  await expect(list.getByRole('listitem').filter({ hasText: 'Open' })).toContainText('1 execution ·');
+});

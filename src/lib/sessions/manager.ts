@@ -14,6 +14,7 @@ import { keepStartSnapshot, pageSnapshot, pageWasm } from './snapshot-cache';
 import { prepareSpareWorker } from './spare-worker';
 import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership';
 import { RunCounts } from './run-counts';
+import { ALL_PARTS, type Change, type ChangePart } from './changes';
 import { LiveOps, StoredOps, type SessionOps } from './session-ops';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
@@ -79,7 +80,7 @@ export class SessionManager {
   private disposed = false;
   /** Keeps at most `maxLiveWorkers` workers live; every use of a host goes through it. */
   private readonly pool = new WorkerPool(() => this.settings.maxLiveWorkers, () => this.hosts.values());
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(change: Change) => void>();
   private readonly progressListeners = new Set<(sessionId: string, progress: StartProgress | null) => void>();
   private readonly locks: SessionLocks;
   /**
@@ -125,7 +126,7 @@ export class SessionManager {
 
   private otherTabChanged(): void {
     this.sessionVars.clear();
-    this.notify();
+    this.notify({ sessionId: null, parts: ALL_PARTS });
   }
 
   /**
@@ -170,17 +171,18 @@ export class SessionManager {
   }
 
   /**
-   * Calls `listener` after anything a panel shows may have changed (here or in another tab).
+   * Calls `listener` after anything a panel shows may have changed (here or in another tab),
+   * with what changed, so a page reads again only that (changes.ts).
    *
-   * @example const stop = pytabs.subscribe(() => refresh());
+   * @example const stop = pytabs.subscribe((change) => change.parts.includes('files') && refreshFiles(change.sessionId));
    */
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: (change: Change) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private changed(): void {
-    this.notify();
+  private changed(sessionId: string | null, parts: readonly ChangePart[], runs?: number): void {
+    this.notify({ sessionId, parts, runs });
     this.later();
   }
 
@@ -202,8 +204,8 @@ export class SessionManager {
     }, BROADCAST_MS);
   }
 
-  private notify(): void {
-    for (const listener of this.listeners) listener();
+  private notify(change: Change): void {
+    for (const listener of this.listeners) listener(change);
   }
 
   /**
@@ -222,7 +224,7 @@ export class SessionManager {
    */
   async claim(sessionId: string): Promise<Ownership> {
     const result = await this.locks.claim(sessionId);
-    this.notify();
+    this.notify({ sessionId, parts: ['state'] });
     return result;
   }
 
@@ -234,14 +236,14 @@ export class SessionManager {
   async takeOver(sessionId: string): Promise<void> {
     await this.requireSession(sessionId);
     await this.locks.takeOver(sessionId);
-    this.changed();
+    this.changed(sessionId, ['state']);
   }
 
   private lost(sessionId: string): void {
     // The tab that took it may change its session variables now.
     this.sessionVars.delete(sessionId);
     this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('taken', 'This session was taken over by another tab.'));
-    this.changed();
+    this.changed(sessionId, ALL_PARTS);
   }
 
   private async ensureOwned(sessionId: string): Promise<void> {
@@ -256,7 +258,8 @@ export class SessionManager {
         ...this.workerEnv(),
         interruptGraceMs: this.options.interruptGraceMs,
         // A worker's state is this tab's own (other tabs show the session read-only): no broadcast.
-        onState: () => this.notify(),
+        // Asleep, its status is its record's again.
+        onState: (state) => this.notify({ sessionId, parts: state === 'asleep' ? ['state', 'record'] : ['state'] }),
         onProgress: (progress) => {
           for (const listener of this.progressListeners) listener(sessionId, progress);
         },
@@ -313,20 +316,23 @@ export class SessionManager {
     const count = (await listSessionRecords(this.db)).length;
     const record = newSessionRecord(id, cleanSessionName(name ?? `Session ${count + 1}`));
     await addSession(this.db, record);
-    this.changed();
+    this.changed(id, ['record']);
     return this.info(record);
   }
 
+  /**
+   * The session's status from its worker in this tab, known without reading storage; null
+   * when it has no live worker here (its status is then its record's: `getSession`).
+   *
+   * @example pytabs.liveStatus(id); // 'running'
+   */
+  liveStatus(sessionId: string): SessionStatus | null {
+    const state: HostState = this.hosts.get(sessionId)?.state ?? 'asleep';
+    return state === 'running' ? 'running' : state === 'starting' ? 'starting' : state === 'error' ? 'error' : state === 'ready' ? 'idle' : null;
+  }
+
   private info(record: SessionRecord): SessionInfo {
-    const host = this.hosts.get(record.id);
-    const state: HostState = host?.state ?? 'asleep';
-    const status: SessionStatus =
-      state === 'running' ? 'running'
-      : state === 'starting' ? 'starting'
-      : state === 'error' ? 'error'
-      : state === 'ready' ? 'idle'
-      : record.status === 'inactive' ? 'inactive'
-      : 'asleep';
+    const status = this.liveStatus(record.id) ?? (record.status === 'inactive' ? 'inactive' : 'asleep');
     const { id, name, createdAt, lastActiveAt, variableCount, totalExecutions, storageBytes } = record;
     return { id, name, createdAt, lastActiveAt, variableCount, totalExecutions, storageBytes, status };
   }
@@ -359,7 +365,7 @@ export class SessionManager {
   async renameSession(sessionId: string, name: string): Promise<void> {
     const clean = cleanSessionName(name);
     await updateSession(this.db, sessionId, (r) => void (r.name = clean));
-    this.changed();
+    this.changed(sessionId, ['record']);
   }
 
   /**
@@ -383,12 +389,17 @@ export class SessionManager {
     const vars = this.sessionVars.get(sessionId) ?? (await this.requireSession(sessionId)).vars;
     await this.ensureOwned(sessionId);
     this.sessionVars.set(sessionId, vars);
+    let result: RunResult | undefined;
     try {
-      const result = await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000));
+      result = await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000));
       this.runCounts.add(sessionId, result.uncounted ?? 0);
       return result;
     } finally {
-      this.changed();
+      if (!result) this.changed(sessionId, ALL_PARTS);
+      // Storage holds what it held before, but for the count this page adds.
+      else if (result.uncounted) this.changed(sessionId, [], result.uncounted);
+      // Its commit changed the record, and variables unless it only wrote files.
+      else this.changed(sessionId, result.filesChanged.length || result.filesDeleted.length ? ['record', 'variables', 'files'] : ['record', 'variables']);
     }
   }
 
@@ -415,7 +426,7 @@ export class SessionManager {
    */
   async stop(sessionId: string): Promise<'idle' | 'interrupted' | 'restarted'> {
     const outcome = (await this.hosts.get(sessionId)?.stop()) ?? 'idle';
-    this.changed();
+    this.changed(sessionId, ALL_PARTS);
     return outcome;
   }
 
@@ -465,7 +476,7 @@ export class SessionManager {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     await this.ops(sessionId).writeFile(clean, data);
-    this.changed();
+    this.changed(sessionId, ['record', 'files']);
   }
 
   /**
@@ -477,7 +488,7 @@ export class SessionManager {
     const clean = validateExistingPath(path);
     await this.ensureOwned(sessionId);
     await this.ops(sessionId).deleteFile(clean);
-    this.changed();
+    this.changed(sessionId, ['record', 'files']);
   }
 
   /**
@@ -490,7 +501,7 @@ export class SessionManager {
     const dest = validateWorkspacePath(to);
     await this.ensureOwned(sessionId);
     await this.ops(sessionId).renameFile(src, dest);
-    this.changed();
+    this.changed(sessionId, ['record', 'files']);
   }
 
   /**
@@ -502,7 +513,7 @@ export class SessionManager {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     await this.ops(sessionId).clear();
-    this.changed();
+    this.changed(sessionId, ['record', 'variables']);
   }
 
   /**
@@ -517,7 +528,7 @@ export class SessionManager {
     this.sessionVars.delete(sessionId);
     await deleteSessionData(this.db, sessionId);
     this.locks.release(sessionId);
-    this.changed();
+    this.changed(sessionId, ['record']);
   }
 
   /**
@@ -559,7 +570,7 @@ export class SessionManager {
     await this.ensureOwned(sessionId);
     await updateSession(this.db, sessionId, (r) => void (r.vars = clean));
     this.sessionVars.set(sessionId, clean);
-    this.changed();
+    this.changed(sessionId, ['sessionVars']);
   }
 
   /**
@@ -599,7 +610,7 @@ export class SessionManager {
    */
   async updateSettings(change: Partial<Settings>): Promise<Settings> {
     this.settings = await writeSettings(this.db, change);
-    this.changed();
+    this.changed(null, ALL_PARTS);
     return this.getSettings();
   }
 
@@ -610,7 +621,7 @@ export class SessionManager {
    */
   async cleanup(now = Date.now()): Promise<CleanupReport> {
     this.lastCleanup = await applyCleanup(this.db, this.settings, now, (id) => this.hosts.get(id)?.isLive ?? false);
-    this.changed();
+    this.changed(null, ALL_PARTS);
     return this.lastCleanup;
   }
 
@@ -646,6 +657,6 @@ export class SessionManager {
   storageChanged(sessionId: string, restart: boolean): void {
     if (restart) this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('asleep', 'The session was reloaded from storage.'));
     this.sessionVars.delete(sessionId);
-    this.changed();
+    this.changed(sessionId, ALL_PARTS);
   }
 }
