@@ -7,6 +7,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { packSnapshot } from './src/lib/snapshot-codec.ts';
 import { makeSnapshot, snapshotFileName } from './workers/runtime/snapshot.ts';
+import { ISOLATION_HEADERS } from './src/lib/offline/isolation.ts';
 
 const pyodideDir = path.dirname(fileURLToPath(import.meta.resolve('pyodide/package.json')));
 // The Pyodide core the worker loads at run time: served from our own origin, never a CDN.
@@ -31,10 +32,7 @@ function gzippedCoreFile(name: string): Buffer {
 }
 
 // Cross-origin isolation gives the worker SharedArrayBuffer, which Pyodide's interrupt buffer needs.
-export const isolationHeaders = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
-};
+export const isolationHeaders = { ...ISOLATION_HEADERS };
 
 /** Serves node_modules/pyodide under /pyodide/ in dev and preview, and emits it into the build. */
 function pyodideCore(): Plugin {
@@ -138,24 +136,29 @@ function pyodideNodeBuiltins(): Plugin {
 }
 
 /**
- * Sends the session worker's Content-Security-Policy from the dev and preview servers (`npm start`),
- * read from public/_headers, which static hosts serve as dist/_headers: one policy for both. A
- * worker's policy comes from its own script's response, so only that response carries it; the page
- * has none (it calls the model endpoint). PYTABS_WORKER_CONNECT_SRC adds origins to its connect-src
- * (a package index on another origin).
+ * The session worker's Content-Security-Policy, read from public/_headers, which static hosts
+ * serve as dist/_headers: one policy for the dev and preview servers, such hosts, and the
+ * service worker, which adds it on hosts that send none. PYTABS_WORKER_CONNECT_SRC adds
+ * origins to its connect-src (a package index on another origin).
+ */
+function workerPolicy(): string {
+  const headers = readFileSync(fileURLToPath(new URL('./public/_headers', import.meta.url)), 'utf8');
+  const rule = /^\/assets\/session\.worker-\*\s*\n\s+Content-Security-Policy:\s*(.+)$/m.exec(headers);
+  if (!rule) throw new Error('public/_headers has no Content-Security-Policy for /assets/session.worker-*');
+  const extra = process.env.PYTABS_WORKER_CONNECT_SRC?.trim();
+  return extra ? rule[1].replace(/connect-src ([^;]*)/, `connect-src $1 ${extra}`) : rule[1];
+}
+
+/**
+ * Sends the session worker's policy from the dev and preview servers (`npm start`). A worker's
+ * policy comes from its own script's response, so only that response carries it; the page has
+ * none (it calls the model endpoint).
  */
 function workerCsp(): Plugin {
-  const policy = () => {
-    const headers = readFileSync(fileURLToPath(new URL('./public/_headers', import.meta.url)), 'utf8');
-    const rule = /^\/assets\/session\.worker-\*\s*\n\s+Content-Security-Policy:\s*(.+)$/m.exec(headers);
-    if (!rule) throw new Error('public/_headers has no Content-Security-Policy for /assets/session.worker-*');
-    const extra = process.env.PYTABS_WORKER_CONNECT_SRC?.trim();
-    return extra ? rule[1].replace(/connect-src ([^;]*)/, `connect-src $1 ${extra}`) : rule[1];
-  };
   // The built worker (assets/session.worker-<hash>.js) and the dev server's (workers/session.worker.ts?worker_file).
   const isWorker = (url = '') => /\/session\.worker[-.][^/?]*(\?|$)/.test(url);
   const apply = (server: { middlewares: { use: (fn: (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => void) => void } }) => {
-    const value = policy();
+    const value = workerPolicy();
     server.middlewares.use((req, res, next) => {
       if (isWorker(req.url)) res.setHeader('Content-Security-Policy', value);
       next();
@@ -204,6 +207,8 @@ function serviceWorker() {
 export default defineConfig({
   base: './',
   plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), serviceWorker()],
+  // Shared with the service worker's own build (src/sw.ts), which adds the policy on hosts that send none.
+  define: { __PYTABS_WORKER_CSP__: JSON.stringify(workerPolicy()) },
   // Pyodide is bundled into the session worker, which Vite builds with its own plugins.
   worker: { format: 'es', plugins: () => [pyodideNodeBuiltins()], rolldownOptions: { checks: { pluginTimings: false } } },
   optimizeDeps: {

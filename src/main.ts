@@ -3,7 +3,7 @@ import App from './ui/App.svelte';
 import './ui/app.css';
 import * as lib from './lib';
 import { SessionManager, onDataErased, type DataGoneReason } from './lib';
-import { startAppServiceWorker } from './lib/offline/service-worker';
+import { startAppServiceWorker, type AppServiceWorker } from './lib/offline/service-worker';
 import UpdateBanner from './ui/UpdateBanner.svelte';
 import { createApi, type PyTabsApi } from './lib/api';
 
@@ -13,6 +13,8 @@ declare global {
     pytabs?: PyTabsApi;
     /** The rest of `src/lib` (chat, sessions as files, erase), to call with `pytabs`: for the console and end-to-end tests. */
     pytabsLib?: typeof lib;
+    /** The page's service worker handling (offline use, updates): for the console and end-to-end tests. */
+    pytabsOffline?: AppServiceWorker;
   }
 }
 
@@ -48,8 +50,12 @@ function showBlocked(target: HTMLElement): void {
 }
 
 const target = document.getElementById('app')!;
+// First, before any session worker: a first visit's workers wait until it controls the page.
+const serviceWorker = startAppServiceWorker();
+window.pytabsOffline = serviceWorker;
 try {
   const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
+  serviceWorker.attach(manager);
   target.replaceChildren();
   window.pytabs = createApi(manager);
   window.pytabsLib = lib;
@@ -62,7 +68,7 @@ try {
   // Offline use and updates (src/sw.ts); the banner sits above the app, outside its layout.
   const banner = document.createElement('div');
   target.before(banner);
-  mount(UpdateBanner, { target: banner, props: { worker: startAppServiceWorker(manager) } });
+  mount(UpdateBanner, { target: banner, props: { worker: serviceWorker } });
 } catch (error) {
   // Without storage there is no app; say why instead of leaving a blank page.
   const p = document.createElement('p');

@@ -1,36 +1,89 @@
 /// <reference lib="webworker" />
 /**
  * PyTabs' service worker (Workbox, built by vite-plugin-pwa's injectManifest). The page
- * registers it only after a session's first run returned (src/lib/offline/service-worker.ts),
- * so installing it never competes with the first visit's downloads. It keeps:
+ * registers it as it opens (src/lib/offline/service-worker.ts): a first install keeps nothing
+ * and takes the page over at once, so the sessions of a first visit already have it (input()
+ * without shared memory is answered here, src/lib/offline/stdin-relay.ts), and from the next
+ * visit on the page is cross-origin isolated on any host. It keeps:
  *  - the app, the Pyodide core and the start snapshot (the precache list that the build
- *    writes into `self.__WB_MANIFEST`, filtered in vite.config.ts), served cache-first;
+ *    writes into `self.__WB_MANIFEST`, filtered in vite.config.ts), served cache-first: a first
+ *    install downloads them only when the page asks, after a session's first run, so keeping
+ *    them never competes with the first visit's downloads; an update keeps them as it installs;
  *  - package files a session loaded and custom indexes' lock files (src/lib/offline/package-cache.ts).
+ * It adds COOP/COEP to the app's own responses and the session worker's Content-Security-Policy
+ * to its script, where the host sent none (src/lib/offline/isolation.ts).
  * A new version waits until the page sends SKIP_WAITING, which it does when no run is in flight.
  */
-import { clientsClaim } from 'workbox-core';
-import { addPlugins, cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { clientsClaim, type WorkboxPlugin } from 'workbox-core';
+import { cleanupOutdatedCaches, PrecacheController, PrecacheRoute } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
+import { NetworkOnly } from 'workbox-strategies';
+import { withIsolation } from './lib/offline/isolation';
+import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './lib/offline/keep-app';
 import { integritySha256, isComplete, keepPackageFile, keptPackageFile, PACKAGE_CACHE, PACKAGE_CACHE_PREFIX } from './lib/offline/package-cache';
 
 declare let self: ServiceWorkerGlobalScope;
+/** The session worker's policy, from public/_headers at build time (vite.config.ts). */
+declare const __PYTABS_WORKER_CSP__: string;
 
-// Workbox fetches files whose names carry no hash with `cache: 'reload'`, which downloads
-// them again although the page fetched them minutes ago (30 MB on the first visit).
-// Revalidating instead costs a 304 for each file the HTTP cache holds unchanged.
-addPlugins([
+const plugins: WorkboxPlugin[] = [
+  // Workbox fetches files whose names carry no hash with `cache: 'reload'`, which downloads
+  // them again although the page fetched them minutes ago (30 MB on the first visit).
+  // Revalidating instead costs a 304 for each file the HTTP cache holds unchanged.
   {
     requestWillFetch: async ({ request, event }) =>
       event?.type === 'install' && request.cache === 'reload' ? new Request(request, { cache: 'no-cache' }) : request,
   },
-]);
+  { handlerWillRespond: async ({ request, response }) => isolated(request, response) },
+];
 
+function isolated(request: Request, response: Response): Response {
+  const url = new URL(request.url);
+  return url.origin === self.location.origin ? withIsolation(url, response, __PYTABS_WORKER_CSP__) : response;
+}
+
+const precache = new PrecacheController({ plugins });
+precache.addToCacheList(self.__WB_MANIFEST);
 // Query strings do not select another file in this app (its routes live in the hash), so a
-// navigation to `./?anything` is the precached index.html, whose response keeps the
-// COOP/COEP headers the host sent: served from here the page is still cross-origin isolated.
-precacheAndRoute(self.__WB_MANIFEST, { ignoreURLParametersMatching: [/.*/] });
+// navigation to `./?anything` is the precached index.html.
+registerRoute(new PrecacheRoute(precache, { ignoreURLParametersMatching: [/.*/] }));
+// A page or worker script of this origin that is not in the list still gets its headers.
+registerRoute(
+  ({ request, sameOrigin }) => sameOrigin && (request.mode === 'navigate' || request.destination === 'worker'),
+  new NetworkOnly({ plugins: [plugins[1]] }),
+);
 cleanupOutdatedCaches();
 clientsClaim();
+
+self.addEventListener('install', (event) => {
+  // An update must hold the new version's files before it takes a page over; a first install
+  // waits for the page's KEEP_APP instead.
+  if (self.registration.active) void precache.install(event);
+});
+self.addEventListener('activate', (event) => void precache.activate(event));
+
+/**
+ * Keeps the files of the precache list that are not kept yet (`fill`), or only counts them.
+ * Written here rather than through `precache.install`, which treats only an install event as
+ * one that may fill the cache: this runs on the page's message. One file at a time, each
+ * revalidated against the HTTP cache, as an install does.
+ */
+async function keepApp({ fill }: KeepAppRequest): Promise<KeepAppReport> {
+  const cache = await caches.open(precache.strategy.cacheName);
+  let missing = 0;
+  for (const [url, cacheKey] of precache.getURLsToCacheKeys()) {
+    if (await cache.match(cacheKey)) continue;
+    if (fill) {
+      const response = await fetch(url, { cache: 'no-cache', credentials: 'same-origin' }).catch(() => null);
+      if (response?.ok && response.type === 'basic' && !response.redirected) {
+        await cache.put(cacheKey, response);
+        continue;
+      }
+    }
+    missing++;
+  }
+  return { files: precache.getURLsToCacheKeys().size, missing };
+}
 
 /**
  * A package file Pyodide loads (it always asks with the lock file's SHA-256 as integrity):
@@ -91,6 +144,14 @@ registerRoute(({ request, url }) => request.method === 'GET' && url.pathname.end
 
 self.addEventListener('message', (event) => {
   if (event.data?.type === 'SKIP_WAITING') void self.skipWaiting();
+  if (event.data?.type === KEEP_APP) {
+    event.waitUntil(
+      keepApp(event.data as KeepAppRequest).then(
+        (report) => event.ports[0]?.postMessage(report),
+        (error: unknown) => event.ports[0]?.postMessage({ error: String(error) }),
+      ),
+    );
+  }
 });
 
 // Packages of another Pyodide cannot load into this one.

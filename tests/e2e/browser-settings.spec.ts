@@ -48,7 +48,7 @@ test('Settings → This browser lists the path taken for each capability; offlin
   );
   await page.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Cancel' }).click();
 
-  // The service worker registers after the first run and then controls the page.
+  // The service worker controls the page from the start and keeps the app after the first run.
   await send(page, '1 + 1');
   await expect(reply(page, 1)).toContainText('2', FIRST_RUN);
   await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), { timeout: 60_000 }).toBe(true);

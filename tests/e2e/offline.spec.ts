@@ -65,7 +65,7 @@ async function untilAppOpen(page: Page): Promise<void> {
   await expect.poll(() => page.evaluate(() => Boolean(window.pytabs)), { timeout: 30_000 }).toBe(true);
 }
 
-/** Creates a session and runs its first cell; the service worker is registered after it. */
+/** Creates a session and runs its first cell; the service worker keeps the app after it. */
 function firstRun(page: Page, code = 'x = 1', packageIndexUrl = ''): Promise<string> {
   return page.evaluate(
     async ({ code, packageIndexUrl }) => {
@@ -80,9 +80,19 @@ function firstRun(page: Page, code = 'x = 1', packageIndexUrl = ''): Promise<str
   );
 }
 
-/** Waits until the service worker controls the page: installed (precache complete), active, claimed. */
+/** Waits until the service worker controls the page and has kept the app (its precache is complete). */
 async function untilOfflineReady(page: Page): Promise<void> {
   await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), { timeout: 60_000 }).toBe(true);
+  await expect.poll(() => page.evaluate(() => window.pytabsOffline?.status.offline), { timeout: 60_000 }).toBe('ready');
+}
+
+/** The number of files in the service worker's precache. */
+function precached(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const name = `workbox-precache-v2-${registration!.scope}`;
+    return (await caches.has(name)) ? (await (await caches.open(name)).keys()).length : 0;
+  });
 }
 
 /** The URLs kept in the package cache, which must be the one named by the Pyodide version the app ships. */
@@ -110,11 +120,12 @@ test('after the first run the app is kept; with the network cut it opens cross-o
   try {
     const page = await context.newPage();
     await openAt(page, host.url);
-    expect(await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((r) => r.length))).toBe(0);
+    // The service worker takes the first visit over at once, and keeps nothing before the first run returned.
+    await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), { timeout: 30_000 }).toBe(true);
+    expect(await precached(page)).toBe(0);
     const id = await firstRun(page, "data = {'a': [1, 2, 3]}\ntotal = sum(data['a'])");
     const firstVisit = host.served.length;
-    // Nothing of the service worker was fetched before the first run returned.
-    expect(host.served.slice(0, firstVisit).map((s) => s.path)).not.toContain('sw.js');
+    expect(host.served.slice(0, firstVisit).map((s) => s.path)).toContain('sw.js');
     await untilOfflineReady(page);
 
     const kept = await page.evaluate(async () => {
@@ -174,8 +185,8 @@ test('a package loaded online loads offline; never loaded, offline, it fails wit
   index.publish('pytabs_kept', "VALUE = 'kept from the first use'\n");
   index.publish('pytabs_never', "VALUE = 'never loaded'\n");
   try {
+    host.workerConnectSrc = index.url.slice(0, -1);
     await openAt(page, host.url);
-    // This session's worker starts before the service worker exists.
     const id = await firstRun(page, 'x = 1', index.url);
     await untilOfflineReady(page);
     const online = await page.evaluate((id) => window.pytabs!.run(id, 'import pytabs_kept\npytabs_kept.VALUE'), id);
@@ -210,6 +221,7 @@ test('a package loaded online loads offline; never loaded, offline, it fails wit
 test('a kept package whose SHA-256 in the lock file changed is dropped and fetched anew; one that fails the check is not kept', async ({ page }) => {
   const index = await new TestPackageIndex().start();
   index.publish('pytabs_pkg', "VALUE = 'first build'\n");
+  host.workerConnectSrc = index.url.slice(0, -1);
   try {
     await openAt(page, host.url);
     await firstRun(page, 'x = 1', index.url);
@@ -255,6 +267,7 @@ test('Settings makes numpy, pandas and matplotlib available offline, with their 
   );
   index.publish('matplotlib', "NAME = 'matplotlib stand-in'\n", ['numpy']);
   index.publish('pytabs_other', 'NAME = "not asked for"\n');
+  host.workerConnectSrc = index.url.slice(0, -1);
   try {
     await openAt(page, host.url);
     await firstRun(page, 'x = 1', index.url);
@@ -403,7 +416,7 @@ test('the app works where service workers are missing or refused, and says offli
       expect(out.result?.['text/plain'], name).toBe("(42, 'from the index')");
       await page.getByRole('button', { name: 'Settings' }).click();
       const offline = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Offline use' });
-      await expect(offline).toContainText(name === 'missing' ? 'Offline use is not available here' : 'Offline use could not be set up: The operation is insecure.');
+      await expect(offline).toContainText(name === 'missing' ? 'Offline use is not available here' : 'Offline use could not be set up: the service worker could not be registered (The operation is insecure.)');
       expect(host.served.map((s) => s.path)).not.toContain('sw.js');
       await context.close();
     }

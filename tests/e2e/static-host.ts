@@ -58,6 +58,11 @@ export class StaticHost {
   refusing = false;
   /** Milliseconds to hold a file back before answering, by its path below the sub-path. */
   delay: (path: string) => number = () => 0;
+  /**
+   * Origins this host adds to the session worker's connect-src, sending the build's policy for
+   * that script with them, as a deployer whose package index is on another origin does.
+   */
+  workerConnectSrc = '';
   private dir: string;
   private server: Server;
   origin = '';
@@ -100,6 +105,17 @@ export class StaticHost {
   }
 
   private extraHeaders(rel: string): Record<string, string> {
+    const policy = this.workerConnectSrc && /^assets\/session\.worker-[^/]+\.js$/.test(rel) ? this.workerPolicy(rel) : {};
+    return { ...this.headersOfMode(rel), ...policy };
+  }
+
+  private workerPolicy(rel: string): Record<string, string> {
+    const rule = headerRules(path.join(this.dir, '_headers')).find((r) => r.pattern.test(`/${rel}`) && r.headers['Content-Security-Policy']);
+    if (!rule) throw new Error('_headers has no policy for the session worker');
+    return { 'Content-Security-Policy': rule.headers['Content-Security-Policy'].replace(/connect-src ([^;]*)/, `connect-src $1 ${this.workerConnectSrc}`) };
+  }
+
+  private headersOfMode(rel: string): Record<string, string> {
     if (this.headers === 'plain') return {};
     if (this.headers === 'isolated') return { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
     const out: Record<string, string> = {};

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE_PACKAGES, packageSource, withDependencies } from '../../src/lib/offline/offline-packages';
 import { hexToBase64, integritySha256, isComplete, OFFICIAL_PACKAGE_INDEX, PACKAGE_CACHE, sha256Base64 } from '../../src/lib/offline/package-cache';
 import { officialPackageIndex } from '../../workers/runtime/packages';
+import { ISOLATION_HEADERS, isSessionWorkerScript, withIsolation } from '../../src/lib/offline/isolation';
 
 // The parts of offline use that run in Node: the package cache's checks on real HTTP
 // responses and digests, and which files keeping numpy, pandas and matplotlib takes,
@@ -86,5 +87,37 @@ describe('making packages available offline', () => {
       lockURL: 'https://school.example/wheels/pyodide-lock.json',
       baseURL: 'https://school.example/wheels/',
     });
+  });
+});
+
+describe("the service worker's headers on a host that sends none", () => {
+  const POLICY = "default-src 'self'; connect-src 'self'";
+  const page = new URL('https://school.example/python/index.html');
+  const worker = new URL('https://school.example/python/assets/session.worker-AbC123.js');
+
+  it('adds COOP/COEP to the app, and the policy to the session worker only, keeping the body', async () => {
+    const served = withIsolation(page, new Response('<html>', { status: 200, headers: { 'Content-Type': 'text/html' } }), POLICY);
+    expect(served.headers.get('Cross-Origin-Opener-Policy')).toBe('same-origin');
+    expect(served.headers.get('Cross-Origin-Embedder-Policy')).toBe('require-corp');
+    expect(served.headers.get('Content-Security-Policy')).toBeNull();
+    expect(served.headers.get('Content-Type')).toBe('text/html');
+    expect(await served.text()).toBe('<html>');
+    const script = withIsolation(worker, new Response('self.x = 1'), POLICY);
+    expect(script.headers.get('Content-Security-Policy')).toBe(POLICY);
+    expect(isSessionWorkerScript(new URL('https://school.example/python/assets/snapshot.worker-AbC.js'))).toBe(false);
+  });
+
+  it("keeps what the host sends, never replacing or weakening it", () => {
+    const hostSent = new Response('x', {
+      headers: { 'Cross-Origin-Embedder-Policy': 'credentialless', 'Content-Security-Policy': "default-src 'none'" },
+    });
+    const served = withIsolation(worker, hostSent, POLICY);
+    expect(served.headers.get('Cross-Origin-Embedder-Policy')).toBe('credentialless');
+    expect(served.headers.get('Content-Security-Policy')).toBe("default-src 'none'");
+    expect(served.headers.get('Cross-Origin-Opener-Policy')).toBe('same-origin');
+    const complete = new Response('x', { headers: { ...ISOLATION_HEADERS } });
+    expect(withIsolation(page, complete, POLICY)).toBe(complete);
+    const opaque = Response.error();
+    expect(withIsolation(page, opaque, POLICY)).toBe(opaque);
   });
 });

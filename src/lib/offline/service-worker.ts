@@ -2,19 +2,22 @@
 import { registerSW } from 'virtual:pwa-register';
 import { hasServiceWorkers } from '../capabilities';
 import type { SessionManager } from '../sessions/manager';
+import { holdWorkersUntil } from '../sessions/spare-worker';
+import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './keep-app';
 import { packageSource } from './offline-packages';
 
 /** What the page knows of its service worker (src/sw.ts), for the update banner and Settings. */
 export interface AppServiceWorkerStatus {
   /**
    * `unavailable`: no service worker here (the dev server, a private window, a browser with
-   * them switched off): the app works, only not offline. `after-first-run`: registered once a
-   * session's first run returned. `installing`: keeping the app. `ready`: it opens offline.
-   * `failed`: registration failed (`error` says why).
+   * them switched off): the app works, only not offline. `after-first-run`: the app is kept once
+   * a session's first run returned. `installing`: keeping the app. `ready`: it opens offline.
+   * `failed`: registering or keeping failed (`error` says why).
    */
   offline: 'unavailable' | 'after-first-run' | 'installing' | 'ready' | 'failed';
   /** Why it is `unavailable`: the development server registers none; `no-service-workers`: this window has none. */
   unavailable?: 'development' | 'no-service-workers';
+  /** Why it `failed`, as a clause: "the service worker could not be registered (…)". */
   error?: string;
   /** A service worker controls this page now (so a reload with the network gone is served by it). */
   controlled: boolean;
@@ -30,6 +33,12 @@ const IDLE_SETTLE_MS = 400;
 const UPDATE_CHECK_MS = 60 * 60 * 1000;
 /** Remembers which build already reloaded once for a missing chunk, so a chunk missing for good cannot loop. */
 const CHUNK_RELOAD_KEY = 'pytabs:reloaded-for-missing-chunk';
+/**
+ * How long session workers wait for the service worker to take a first visit over: one
+ * created before it does is never served by it in Chromium (input() without shared memory
+ * needs that). A first install keeps nothing, so this is the fetch of `sw.js` (22 kB).
+ */
+const CONTROL_WAIT_MS = 5000;
 
 async function busy(manager: SessionManager): Promise<boolean> {
   return (await manager.listSessions()).some((s) => s.status === 'running' || s.status === 'starting');
@@ -60,9 +69,10 @@ export function whenIdle(manager: SessionManager): Promise<void> {
 }
 
 /**
- * The page's side of the service worker: registers it after the first run (or at once when
- * one already controls the page), shows a waiting new version and applies it when no run is
- * in flight, and turns a chunk that vanished in an update into one reload.
+ * The page's side of the service worker: registers it as the page opens (a first install
+ * keeps nothing and takes the page over at once; session workers wait for that), has it keep
+ * the app after the first run, shows a waiting new version and applies it when no run is in
+ * flight, and turns a chunk that vanished in an update into one reload.
  */
 export class AppServiceWorker {
   private current: AppServiceWorkerStatus = { offline: 'unavailable', controlled: false, updateReady: false, reloadPending: false };
@@ -70,9 +80,9 @@ export class AppServiceWorker {
   private update: ((reload?: boolean) => Promise<void>) | null = null;
   /** Set when this tab applied the update: it reloads itself, so the new worker's taking control needs no banner. */
   private applying = false;
-  private registered = false;
-
-  constructor(private readonly manager: SessionManager) {}
+  private attachManager!: (manager: SessionManager) => void;
+  /** The page's sessions, once storage is open (main.ts attaches them). */
+  private readonly manager = new Promise<SessionManager>((resolve) => (this.attachManager = resolve));
 
   get status(): AppServiceWorkerStatus {
     return this.current;
@@ -89,36 +99,43 @@ export class AppServiceWorker {
     for (const listener of this.listeners) listener(this.current);
   }
 
+  /** The page's sessions: what tells a first run and an idle moment. */
+  attach(manager: SessionManager): void {
+    this.attachManager(manager);
+  }
+
   /** Starts it all; `enabled` is false in the dev server. */
-  async start(enabled: boolean): Promise<void> {
+  start(enabled: boolean): void {
     this.watchMissingChunks();
     if (!hasServiceWorkers()) return this.set({ unavailable: 'no-service-workers' });
     if (!enabled) return this.set({ unavailable: 'development' });
     const container = navigator.serviceWorker;
-    this.set({ controlled: Boolean(container.controller) });
+    this.set({ controlled: Boolean(container.controller), offline: 'after-first-run' });
     container.addEventListener('controllerchange', () => this.set({ controlled: Boolean(container.controller) }));
-    if (container.controller) return this.register();
-    this.set({ offline: 'after-first-run' });
-    // A worker another tab registered may take this page over first.
-    container.addEventListener('controllerchange', () => void this.register(), { once: true });
-    const before = await executions(this.manager);
-    const unsubscribe = this.manager.subscribe(async () => {
-      if (this.registered || (await executions(this.manager)) <= before) return;
-      unsubscribe();
-      this.register();
+    holdWorkersUntil(this.untilControlled());
+    this.register();
+    void this.keepApp();
+  }
+
+  /** Resolves once a service worker controls the page, its registration failed, or CONTROL_WAIT_MS passed. */
+  private untilControlled(): Promise<void> {
+    if (navigator.serviceWorker.controller) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(failed);
+        resolve();
+      };
+      const timer = setTimeout(done, CONTROL_WAIT_MS);
+      const failed = (status: AppServiceWorkerStatus) => void (status.offline === 'failed' && done());
+      this.listeners.add(failed);
+      navigator.serviceWorker.addEventListener('controllerchange', done, { once: true });
     });
   }
 
   private register(): void {
-    if (this.registered) return;
-    this.registered = true;
-    if (!navigator.serviceWorker.controller) this.set({ offline: 'installing' });
     this.update = registerSW({
       immediate: true,
-      onOfflineReady: () => {
-        this.set({ offline: 'ready' });
-        void this.keepPackageIndex();
-      },
       onNeedRefresh: () => this.set({ updateReady: true }),
       // Another tab applied the new version, which now serves this tab too while its code is
       // the old version's: Reload is offered (and a missing chunk reloads it).
@@ -126,12 +143,41 @@ export class AppServiceWorker {
         if (!this.applying) this.set({ updateReady: true });
       },
       onRegisteredSW: (_url, registration) => {
-        if (!registration) return;
-        if (registration.active && navigator.serviceWorker.controller) this.set({ offline: 'ready' });
-        setInterval(() => void registration.update().catch(() => undefined), UPDATE_CHECK_MS);
+        if (registration) setInterval(() => void registration.update().catch(() => undefined), UPDATE_CHECK_MS);
       },
-      onRegisterError: (error: unknown) => this.set({ offline: 'failed', error: error instanceof Error ? error.message : String(error) }),
+      onRegisterError: (error: unknown) =>
+        this.set({ offline: 'failed', error: `the service worker could not be registered (${error instanceof Error ? error.message : String(error)})` }),
     });
+  }
+
+  /**
+   * Has the service worker keep the app: at once when it was kept on an earlier visit (it
+   * only counts), else after a session's first run in this page, so its downloads never
+   * compete with a first visit's.
+   */
+  private async keepApp(): Promise<void> {
+    const registration = await navigator.serviceWorker.ready;
+    const counted = await askKeepApp(registration, false);
+    if ('missing' in counted && counted.missing === 0) return this.kept();
+    const manager = await this.manager;
+    const before = await executions(manager);
+    await new Promise<void>((resolve) => {
+      const unsubscribe = manager.subscribe(async () => {
+        if ((await executions(manager)) <= before) return;
+        unsubscribe();
+        resolve();
+      });
+    });
+    this.set({ offline: 'installing' });
+    const report = await askKeepApp(registration, true);
+    if ('error' in report) return this.set({ offline: 'failed', error: `keeping the app failed (${report.error})` });
+    if (report.missing) return this.set({ offline: 'failed', error: `${report.missing} of ${report.files} files of the app could not be kept; the next visit tries again` });
+    this.kept();
+  }
+
+  private kept(): void {
+    this.set({ offline: 'ready' });
+    void this.keepPackageIndex();
   }
 
   /**
@@ -143,8 +189,9 @@ export class AppServiceWorker {
     const container = navigator.serviceWorker;
     // Installed comes before activated: the fetch must wait until the worker controls the page.
     if (!container.controller) await new Promise((resolve) => container.addEventListener('controllerchange', resolve, { once: true }));
-    const custom = this.manager.getSettings().packageIndexUrl;
-    if (custom) await fetch(packageSource(this.manager.indexURL, custom).lockURL).catch(() => undefined);
+    const manager = await this.manager;
+    const custom = manager.getSettings().packageIndexUrl;
+    if (custom) await fetch(packageSource(manager.indexURL, custom).lockURL).catch(() => undefined);
   }
 
   /**
@@ -166,7 +213,7 @@ export class AppServiceWorker {
   async reload(): Promise<void> {
     if (this.current.reloadPending) return;
     this.set({ reloadPending: true });
-    await whenIdle(this.manager);
+    await whenIdle(await this.manager);
     const waiting = hasServiceWorkers() ? (await navigator.serviceWorker.getRegistration())?.waiting : undefined;
     if (waiting && this.update) {
       this.applying = true;
@@ -193,18 +240,35 @@ export class AppServiceWorker {
         // Without sessionStorage nothing could stop a loop: the failed import reports itself.
         return;
       }
-      void whenIdle(this.manager).then(() => location.reload());
+      void this.manager.then(whenIdle).then(() => location.reload());
     });
   }
 }
 
+/**
+ * Asks the service worker to keep the app (or only to count what it has not kept). A reply
+ * comes on a port of its own, the usual pattern for a request to a service worker.
+ */
+function askKeepApp(registration: ServiceWorkerRegistration, fill: boolean): Promise<KeepAppReport> {
+  const worker = registration.active;
+  if (!worker) return Promise.resolve({ error: 'no active service worker' });
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (event: MessageEvent<KeepAppReport>) => resolve(event.data);
+    worker.postMessage({ type: KEEP_APP, fill } satisfies KeepAppRequest, [channel.port2]);
+  });
+}
+
 let instance: AppServiceWorker | null = null;
 
-/** Starts the page's service worker handling once (src/main.ts). */
-export function startAppServiceWorker(manager: SessionManager): AppServiceWorker {
+/**
+ * Starts the page's service worker handling once, as the page opens (src/main.ts), before any
+ * session worker: those wait until it controls the page.
+ */
+export function startAppServiceWorker(): AppServiceWorker {
   if (!instance) {
-    instance = new AppServiceWorker(manager);
-    void instance.start(import.meta.env.PROD);
+    instance = new AppServiceWorker();
+    instance.start(import.meta.env.PROD);
   }
   return instance;
 }

@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
+import { noteWorkerScript } from '../hosting';
 import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartProgress, StartReport } from '../worker-api';
 import type { PageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
@@ -62,14 +63,18 @@ export function endedByStop(ename: string | undefined): boolean {
 }
 
 interface LiveWorker {
-  worker: Worker;
-  api: Comlink.Remote<SessionWorkerApi>;
+  /** Null until the worker exists: it is created once workers may start (spare-worker.ts). */
+  worker: Worker | null;
+  api: Comlink.Remote<SessionWorkerApi> | null;
   started: Promise<StartReport>;
   /** Rejects when the worker is terminated, so calls pending on it settle. */
   killed: Promise<never>;
   kill: (reason: Error) => void;
   interrupt?: Uint8Array;
 }
+
+/** A live worker whose start succeeded: it exists. */
+type StartedWorker = LiveWorker & { worker: Worker; api: Comlink.Remote<SessionWorkerApi> };
 
 /**
  * Owns one session's worker: starts it on first use, serializes its runs and file
@@ -114,37 +119,18 @@ export class SessionHost {
 
   private ensureLive(): LiveWorker {
     if (this.live) return this.live;
-    const worker = takeWorker();
-    const api = Comlink.wrap<SessionWorkerApi>(worker);
     let kill!: (reason: Error) => void;
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
     const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
-    const live: LiveWorker = { worker, api, killed, kill, interrupt, started: Promise.resolve(null as never) };
-    worker.addEventListener('error', (event) => {
-      event.preventDefault();
-      if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
-    });
+    const live: LiveWorker = { worker: null, api: null, killed, kill, interrupt, started: Promise.resolve(null as never) };
     this.live = live;
     this.setState('starting');
-    // Steps of this worker's start only: a later worker's start has its own.
-    const progress = (step: StartProgress) => void (this.live === live && this.setProgress(step));
-    live.started = Promise.race([
-      api.start(
-        {
-          sessionId: this.sessionId,
-          indexURL: this.env.indexURL,
-          dbName: this.env.dbName,
-          interruptBuffer: interrupt,
-          packageIndexURL: this.env.packageIndexURL?.(),
-        },
-        Comlink.proxy(progress),
-      ),
-      killed,
-    ]).then(
+    live.started = Promise.race([this.launch(live), killed]).then(
       (report) => {
         // The next session to start (or wake) finds a worker whose script is loaded.
         prepareSpareWorker(this.env.indexURL);
+        noteWorkerScript(report.workerScript);
         this.env.afterStart?.(report);
         if (this.live === live && this.running === 0) this.setState('ready');
         return report;
@@ -153,11 +139,41 @@ export class SessionHost {
         // Drop the broken worker so that the next call tries a fresh one.
         if (this.live === live) {
           this.live = null;
-          worker.terminate();
+          live.worker?.terminate();
           this.setState('error');
         }
         throw error;
       },
+    );
+    return live;
+  }
+
+  /** Creates `live`'s worker once workers may start, and starts the session in it. */
+  private async launch(live: LiveWorker): Promise<StartReport> {
+    const worker = await takeWorker();
+    // Ended while it waited for the worker: the worker is nobody's.
+    if (this.live !== live) {
+      worker.terminate();
+      return live.killed;
+    }
+    const api = Comlink.wrap<SessionWorkerApi>(worker);
+    live.worker = worker;
+    live.api = api;
+    worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
+    });
+    // Steps of this worker's start only: a later worker's start has its own.
+    const progress = (step: StartProgress) => void (this.live === live && this.setProgress(step));
+    const started = api.start(
+      {
+        sessionId: this.sessionId,
+        indexURL: this.env.indexURL,
+        dbName: this.env.dbName,
+        interruptBuffer: live.interrupt,
+        packageIndexURL: this.env.packageIndexURL?.(),
+      },
+      Comlink.proxy(progress),
     );
     // Sent after the start, so the worker fetches Python's other files while the page still
     // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
@@ -165,15 +181,16 @@ export class SessionHost {
     const watch = (download: FetchProgress) => progress(fetchStep(download));
     handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot));
     handOver(this.env.wasm?.(watch), (module) => api.supplyWasm(module));
-    return live;
+    return started;
   }
 
   /** Runs `task` after everything queued before it, on a started worker. */
-  private enqueue<T>(task: (live: LiveWorker) => Promise<T>): Promise<T> {
+  private enqueue<T>(task: (live: StartedWorker) => Promise<T>): Promise<T> {
     const next = this.tail.then(async () => {
       const live = this.ensureLive();
       await live.started;
-      return Promise.race([task(live), live.killed]);
+      // A start that succeeded was launched: its worker exists.
+      return Promise.race([task(live as StartedWorker), live.killed]);
     });
     this.tail = next.catch(() => undefined);
     return next;
@@ -289,9 +306,9 @@ export class SessionHost {
     const live = this.live;
     if (!live) return;
     this.live = null;
-    live.worker.terminate();
+    live.worker?.terminate();
     live.kill(reason);
-    live.api[Comlink.releaseProxy]();
+    live.api?.[Comlink.releaseProxy]();
     // The killed call's own `finally` never runs: its Comlink promise never settles.
     this.running = 0;
     this.stopCause = null;

@@ -17,22 +17,41 @@ interface Spare {
 }
 
 let spare: Spare | null = null;
+/** What session workers wait for before they are created (the service worker taking a first visit over). */
+let gate: Promise<void> = Promise.resolve();
+/** A spare is being made once the gate opens. */
+let preparing = false;
+
+/**
+ * Holds the creation of session workers until `until` settles: a worker created before the
+ * page's service worker controls it is never served by it in Chromium, so input() without
+ * shared memory could not reach it (src/lib/offline/service-worker.ts sets this).
+ */
+export function holdWorkersUntil(until: Promise<void>): void {
+  gate = until.catch(() => undefined);
+}
 
 function create(): Worker {
   return new Worker(new URL('../../../workers/session.worker.ts', import.meta.url), { type: 'module' });
 }
 
-/** Loads a spare worker's script, and Pyodide's from `indexURL`, now, unless one is waiting already. */
+/** Loads a spare worker's script, and Pyodide's from `indexURL`, once workers may start, unless one is waiting already. */
 export function prepareSpareWorker(indexURL: string): void {
-  if (spare || typeof Worker === 'undefined') return;
-  const entry: Spare = { worker: create(), broken: false };
-  entry.worker.addEventListener('error', () => void (entry.broken = true), { once: true });
-  entry.worker.postMessage({ pytabsPrepare: { indexURL } } satisfies PrepareMessage);
-  spare = entry;
+  if (spare || preparing || typeof Worker === 'undefined') return;
+  preparing = true;
+  void gate.then(() => {
+    preparing = false;
+    if (spare) return;
+    const entry: Spare = { worker: create(), broken: false };
+    entry.worker.addEventListener('error', () => void (entry.broken = true), { once: true });
+    entry.worker.postMessage({ pytabsPrepare: { indexURL } } satisfies PrepareMessage);
+    spare = entry;
+  });
 }
 
-/** The spare worker if one is ready, else a new one. */
-export function takeWorker(): Worker {
+/** The spare worker if one is ready, else a new one, once workers may start. */
+export async function takeWorker(): Promise<Worker> {
+  await gate;
   const entry = spare;
   spare = null;
   if (entry && !entry.broken) return entry.worker;
