@@ -90,7 +90,7 @@ const api: SessionWorkerApi = {
     if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
     session = new WorkerSession(pyodide, await storeReady, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
-    return { ...(await session.start(stored, say)), loadMs, ...how };
+    return { ...(await session.start(stored, say)), loadMs, ...how, workerScript: self.location.href };
   },
   async supplySnapshot(given: PageSnapshot | null | undefined) {
     snapshot?.give(given);

@@ -1,4 +1,5 @@
 import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
+import type { HostHeaders } from './hosting';
 import type { AppServiceWorkerStatus } from './offline/service-worker';
 
 /** What this browser can do (capabilities.ts) and what it did: the facts the paths are chosen by. */
@@ -14,18 +15,23 @@ export interface BrowserFacts {
   persisted: boolean;
   /** The page's service worker as src/lib/offline/service-worker.ts knows it; null when it was never started. */
   offline: AppServiceWorkerStatus | null;
+  /** `crossOriginIsolated`. */
+  isolated: boolean;
+  /** What the host sends itself (src/lib/hosting.ts); null until asked. */
+  host: HostHeaders | null;
 }
 
 /** One path the app takes in this browser, as a line for Settings → This browser. */
 export interface BrowserPath {
-  id: 'stop' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist';
+  id: 'stop' | 'isolation' | 'network' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist';
   /** "Stop: interrupts", "Offline: no: …": what a person reads, and what tests in every engine look for. */
   text: string;
 }
 
-/** The capabilities of this page, found now; `persisted` and `offline` are asked of the browser and the service worker by the caller. */
-export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline'> {
+/** The capabilities of this page, found now; the rest is asked of the browser, the service worker and the host by the caller. */
+export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline' | 'host'> {
   return {
+    isolated: typeof crossOriginIsolated === 'boolean' && crossOriginIsolated,
     sharedMemory: hasSharedMemory(),
     jspi: hasJspi(),
     gzipStreams: hasGzipStreams(),
@@ -51,16 +57,50 @@ export function offlineLine(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offlin
     case 'after-first-run':
       return 'Offline: no: not yet, PyTabs is kept on this device after your first run';
     case 'failed':
-      return `Offline: no: the service worker could not be registered (${status.error ?? 'no reason given'})`;
+      return `Offline: no: ${status.error ?? 'the service worker failed, no reason given'}`;
     default:
       return 'Offline: no: no service worker is registered';
   }
+}
+
+/** Whether PyTabs' service worker serves this window, or will from the next visit. */
+function serviceWorkerServes(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offline'>): 'now' | 'next visit' | 'no' {
+  const status = facts.offline;
+  if (!facts.serviceWorkers || !status || status.unavailable || status.offline === 'failed') return 'no';
+  return status.controlled ? 'now' : 'next visit';
+}
+
+/** Whether the page is cross-origin isolated (Stop interrupts, input() waits on shared memory), and by what. */
+export function isolationLine(facts: Pick<BrowserFacts, 'isolated' | 'host' | 'serviceWorkers' | 'offline'>): string {
+  if (facts.isolated) {
+    if (facts.host?.isolation === true) return "Cross-origin isolated: yes, by the host's headers";
+    if (facts.host?.isolation === false) return "Cross-origin isolated: yes, by PyTabs' service worker (the host sends no headers)";
+    return 'Cross-origin isolated: yes';
+  }
+  if (serviceWorkerServes(facts) !== 'no') {
+    return "Cross-origin isolated: from the next visit (the host sends no headers; PyTabs' service worker adds them to the pages it serves)";
+  }
+  if (!facts.serviceWorkers || facts.offline?.unavailable === 'no-service-workers') {
+    return 'Cross-origin isolated: no: the host sends no headers and this window has no service worker';
+  }
+  return "Cross-origin isolated: no: the host sends no headers and PyTabs' service worker is not running";
+}
+
+/** Whether Python can reach only this site and the package index (the session worker's Content-Security-Policy), and by what. */
+export function networkLine(facts: Pick<BrowserFacts, 'host' | 'serviceWorkers' | 'offline'>): string {
+  if (facts.host?.workerPolicy === true) return "Python's network: this site and the package index only (the host's policy)";
+  const serves = serviceWorkerServes(facts);
+  if (serves === 'now') return "Python's network: this site and the package index only (PyTabs' service worker)";
+  if (serves === 'next visit') return "Python's network: not limited until the next visit (the host sends no policy for the session worker)";
+  return "Python's network: not limited (the host sends no policy for the session worker and no service worker serves it)";
 }
 
 /** The path the app takes for each capability, one line each, in the order Settings shows them. */
 export function browserPaths(facts: BrowserFacts): BrowserPath[] {
   return [
     { id: 'stop', text: facts.sharedMemory ? 'Stop: interrupts' : 'Stop: restarts from the last saved state' },
+    { id: 'isolation', text: isolationLine(facts) },
+    { id: 'network', text: networkLine(facts) },
     { id: 'offline', text: offlineLine(facts) },
     {
       id: 'jspi',

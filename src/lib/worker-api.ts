@@ -56,6 +56,8 @@ export interface StartReport {
   snapshotError?: string;
   /** Whether Pyodide's wasm was the module the page compiled, or fetched and compiled by the worker. */
   wasm?: 'page' | 'fetched';
+  /** The worker's script URL, whose response headers say whether the host limits its network (src/lib/hosting.ts). */
+  workerScript?: string;
 }
 
 export type RunEvent =

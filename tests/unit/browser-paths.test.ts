@@ -16,6 +16,8 @@ const ALL: BrowserFacts = {
   persistRequest: true,
   persisted: false,
   offline: { offline: 'ready', controlled: true, updateReady: false, reloadPending: false },
+  isolated: true,
+  host: { isolation: true, workerPolicy: true },
 };
 
 const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => p.text);
@@ -31,6 +33,8 @@ describe('Settings → This browser', () => {
   it('names the path taken for each capability, as the other engines\' tests read them', () => {
     expect(lines({})).toEqual([
       'Stop: interrupts',
+      "Cross-origin isolated: yes, by the host's headers",
+      "Python's network: this site and the package index only (the host's policy)",
       'Offline: yes',
       'Python stack switching (JSPI): yes, not needed by PyTabs',
       'Downloads decoded as they stream: yes',
@@ -47,28 +51,57 @@ describe('Settings → This browser', () => {
       persistRequest: false,
       serviceWorkers: false,
       offline: worker({ unavailable: 'no-service-workers' }),
+      isolated: false,
+      host: { isolation: false, workerPolicy: false },
     });
     expect(bare[0]).toBe('Stop: restarts from the last saved state');
-    expect(bare[1]).toMatch(/^Offline: no: this window has no service worker \(a private window/);
-    expect(bare[2]).toBe('Python stack switching (JSPI): no (as in Safari), not needed by PyTabs');
-    expect(bare[3]).toMatch(/^Downloads decoded as they stream: no: /);
-    expect(bare[4]).toMatch(/^One tab per session \(Web Locks\): no: /);
-    expect(bare[5]).toBe('Other tabs told of changes: when you switch to them');
-    expect(bare[6]).toBe('Keep data on this device: cannot ask');
+    expect(bare[1]).toBe('Cross-origin isolated: no: the host sends no headers and this window has no service worker');
+    expect(bare[2]).toBe("Python's network: not limited (the host sends no policy for the session worker and no service worker serves it)");
+    expect(bare[3]).toMatch(/^Offline: no: this window has no service worker \(a private window/);
+    expect(bare[4]).toBe('Python stack switching (JSPI): no (as in Safari), not needed by PyTabs');
+    expect(bare[5]).toMatch(/^Downloads decoded as they stream: no: /);
+    expect(bare[6]).toMatch(/^One tab per session \(Web Locks\): no: /);
+    expect(bare[7]).toBe('Other tabs told of changes: when you switch to them');
+    expect(bare[8]).toBe('Keep data on this device: cannot ask');
     expect(lines({ persisted: true }).at(-1)).toBe('Keep data on this device: granted');
   });
 
   it('says offline "yes" only when a service worker is registered and controls the page, and why not otherwise', () => {
-    const offline = (status: AppServiceWorkerStatus | null) => lines({ offline: status })[1];
+    const offline = (status: AppServiceWorkerStatus | null) => lines({ offline: status })[3];
     expect(offline(worker({ offline: 'ready', controlled: true }))).toBe('Offline: yes');
     expect(offline(worker({ offline: 'ready', controlled: false }))).toMatch(/^Offline: no: .*reload/);
     expect(offline(worker({ offline: 'installing' }))).toMatch(/^Offline: no: being kept/);
     expect(offline(worker({ offline: 'after-first-run' }))).toMatch(/^Offline: no: not yet/);
-    expect(offline(worker({ offline: 'failed', error: 'SecurityError: The operation is insecure.' }))).toBe(
+    expect(offline(worker({ offline: 'failed', error: 'the service worker could not be registered (SecurityError: The operation is insecure.)' }))).toBe(
       'Offline: no: the service worker could not be registered (SecurityError: The operation is insecure.)',
     );
     expect(offline(worker({ unavailable: 'development' }))).toMatch(/^Offline: no: the development server/);
     expect(offline(null)).toMatch(/^Offline: no: /);
+  });
+
+  it('says where isolation and the worker\'s network policy come from: the host, PyTabs\' service worker, or nowhere yet', () => {
+    const on = (facts: Partial<BrowserFacts>) => lines(facts).slice(1, 3);
+    const plainHost = { host: { isolation: false, workerPolicy: false } };
+    expect(on({ ...plainHost, isolated: true })).toEqual([
+      "Cross-origin isolated: yes, by PyTabs' service worker (the host sends no headers)",
+      "Python's network: this site and the package index only (PyTabs' service worker)",
+    ]);
+    // A first visit: the service worker took the page over, but its headers come with the next page it serves.
+    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'after-first-run', controlled: true }) })).toEqual([
+      "Cross-origin isolated: from the next visit (the host sends no headers; PyTabs' service worker adds them to the pages it serves)",
+      "Python's network: this site and the package index only (PyTabs' service worker)",
+    ]);
+    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'after-first-run', controlled: false }) })[1]).toBe(
+      "Python's network: not limited until the next visit (the host sends no policy for the session worker)",
+    );
+    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'failed', error: 'x' }) })[0]).toBe(
+      "Cross-origin isolated: no: the host sends no headers and PyTabs' service worker is not running",
+    );
+    // Offline, the host cannot be asked: the fact stands without its source.
+    expect(on({ isolated: true, host: { isolation: null, workerPolicy: null } })).toEqual([
+      'Cross-origin isolated: yes',
+      "Python's network: this site and the package index only (PyTabs' service worker)",
+    ]);
   });
 
   it('detects each capability itself (Node has BroadcastChannel and DecompressionStream, no service workers)', () => {
