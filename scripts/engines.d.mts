@@ -29,9 +29,14 @@ export interface EngineProfile {
   close(): Promise<void>;
 }
 
+export interface ProfileOptions {
+  /** false: a profile without service workers, as a private window is (Firefox only). */
+  serviceWorkers?: boolean;
+}
+
 export interface Engine {
   name: EngineName;
-  newProfile(): Promise<EngineProfile>;
+  newProfile(options?: ProfileOptions): Promise<EngineProfile>;
   close(): Promise<void>;
 }
 

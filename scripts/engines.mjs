@@ -114,7 +114,11 @@ function scriptedPage(page, upload) {
   };
 }
 
-async function firefoxProfile() {
+/**
+ * @param {{ serviceWorkers?: boolean }} [options] `serviceWorkers: false` as in a private window,
+ *   which has none (Firefox's own switch for it).
+ */
+async function firefoxProfile(options = {}) {
   const { default: puppeteer } = await import('puppeteer-core');
   const browser = await puppeteer.launch({
     browser: 'firefox',
@@ -123,7 +127,12 @@ async function firefoxProfile() {
     headless: true,
     protocolTimeout: 600_000,
     // Quiet in a container: no update checks, telemetry or first-run pages.
-    extraPrefsFirefox: { 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false, 'browser.shell.checkDefaultBrowser': false },
+    extraPrefsFirefox: {
+      'app.update.enabled': false,
+      'datareporting.policy.dataSubmissionEnabled': false,
+      'browser.shell.checkDefaultBrowser': false,
+      ...(options.serviceWorkers === false ? { 'dom.serviceWorkers.enabled': false } : {}),
+    },
   });
   const version = await browser.version();
   return {

@@ -6,11 +6,15 @@
  * leaves to the network (its routes answer GET).
  */
 
-/** The session worker's script URL as a started worker reported it (a file of the build, not session data). */
-let workerScript: string | null = null;
+/** How long Settings waits for a session's worker to say its script URL before it leaves the host's policy unknown. */
+const WORKER_SCRIPT_WAIT_MS = 20_000;
+
+let noted: (url: string) => void = () => undefined;
+/** The session worker's script URL as the first started worker reported it (a file of the build, not session data). */
+const workerScript = new Promise<string>((resolve) => (noted = resolve));
 
 export function noteWorkerScript(url: string | undefined): void {
-  if (url) workerScript = url;
+  if (url) noted(url);
 }
 
 export interface HostHeaders {
@@ -31,9 +35,10 @@ async function headerOf(url: string, name: string): Promise<boolean | null> {
 
 /** Asks the host which of the headers it sends itself. */
 export async function hostHeaders(pageUrl = location.href.split('#')[0]): Promise<HostHeaders> {
+  const script = await Promise.race([workerScript, new Promise<null>((resolve) => setTimeout(() => resolve(null), WORKER_SCRIPT_WAIT_MS))]);
   const [isolation, workerPolicy] = await Promise.all([
     headerOf(pageUrl, 'Cross-Origin-Embedder-Policy'),
-    workerScript ? headerOf(workerScript, 'Content-Security-Policy') : Promise.resolve(null),
+    script ? headerOf(script, 'Content-Security-Policy') : Promise.resolve(null),
   ]);
   return { isolation, workerPolicy };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { strToU8, zipSync } from 'fflate';
 
@@ -55,33 +55,35 @@ export class TestPackageIndex {
   url = '';
 
   constructor() {
-    this.server = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://index').pathname;
-      if (this.refusing) {
-        this.refused.push(path);
-        req.socket.destroy();
-        return;
-      }
-      this.requests.push(`${req.method} ${path}`);
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-      let body: Uint8Array | string | null = null;
-      let type = 'application/zip';
-      if (path === '/pyodide-lock.json') {
-        body = JSON.stringify({ info: coreLockInfo(), packages: Object.fromEntries([...this.packages].map(([key, p]) => [key, p.entry])) });
-        type = 'application/json';
-      } else {
-        body = [...this.packages.values()].find((p) => `/${p.entry.file_name}` === path)?.wheel ?? null;
-      }
-      if (body === null) return void res.writeHead(404).end('not found');
-      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-      const send = () => {
-        res.writeHead(200, { 'Content-Type': type, 'Content-Length': length });
-        res.end(req.method === 'HEAD' ? undefined : body);
-      };
-      if (type === 'application/zip' && req.method === 'GET' && this.delayMs > 0) setTimeout(send, this.delayMs);
-      else send();
-    });
+    this.server = createServer((req, res) => this.respond(req, res, new URL(req.url ?? '/', 'http://index').pathname));
+  }
+
+  /** Answers a request for `path` (below the index's root, starting with '/'): its own server's, or a host's that serves the index beside the app. */
+  respond(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (this.refusing) {
+      this.refused.push(path);
+      req.socket.destroy();
+      return;
+    }
+    this.requests.push(`${req.method} ${path}`);
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    let body: Uint8Array | string | null = null;
+    let type = 'application/zip';
+    if (path === '/pyodide-lock.json') {
+      body = JSON.stringify({ info: coreLockInfo(), packages: Object.fromEntries([...this.packages].map(([key, p]) => [key, p.entry])) });
+      type = 'application/json';
+    } else {
+      body = [...this.packages.values()].find((p) => `/${p.entry.file_name}` === path)?.wheel ?? null;
+    }
+    if (body === null) return void res.writeHead(404).end('not found');
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    const send = () => {
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': length });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (type === 'application/zip' && req.method === 'GET' && this.delayMs > 0) setTimeout(send, this.delayMs);
+    else send();
   }
 
   /** Adds or replaces a package (keyed by its normalized name, as Pyodide's lock file is). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
@@ -63,6 +63,8 @@ export class StaticHost {
    * that script with them, as a deployer whose package index is on another origin does.
    */
   workerConnectSrc = '';
+  /** Other servers' answers for paths below the sub-path that start with a prefix (a package index beside the app). */
+  private readonly mounts = new Map<string, (req: IncomingMessage, res: ServerResponse, path: string) => void>();
   private dir: string;
   private server: Server;
   origin = '';
@@ -84,6 +86,7 @@ export class StaticHost {
       if (!url.pathname.startsWith(this.base)) return void res.writeHead(404).end();
       // Recorded as asked: '' is the directory, another URL than index.html to the browser's caches.
       const rel = decodeURIComponent(url.pathname.slice(this.base.length));
+      for (const [prefix, handler] of this.mounts) if (rel.startsWith(prefix)) return handler(req, res, `/${rel.slice(prefix.length)}`);
       const file = path.join(this.dir, rel || 'index.html');
       if (rel.includes('..') || !existsSync(file) || !statSync(file).isFile()) {
         this.served.push({ path: rel, status: 404, bytes: 0 });
@@ -126,6 +129,11 @@ export class StaticHost {
   /** The app's URL. */
   get url(): string {
     return `${this.origin}${this.base}`;
+  }
+
+  /** Lets `handler` answer the paths below `prefix` (e.g. 'pyodide-packages/'), given the rest of the path from '/'. */
+  mount(prefix: string, handler: (req: IncomingMessage, res: ServerResponse, path: string) => void): void {
+    this.mounts.set(prefix, handler);
   }
 
   /** Serves another directory from now on (a new version deployed). */

@@ -1,6 +1,6 @@
 import { test as base } from '@playwright/test';
 import path from 'node:path';
-import { launchEngine, type Engine, type EngineName, type EngineProfile } from '../../scripts/engines.mjs';
+import { launchEngine, type Engine, type EngineName, type EngineProfile, type ProfileOptions } from '../../scripts/engines.mjs';
 import { StaticHost } from '../e2e/static-host';
 import { Person } from './person';
 
@@ -14,7 +14,7 @@ interface Fixtures {
   /** The built app on a static host under /sub/app/, with this project's headers. */
   host: StaticHost;
   /** Opens a browser with a fresh profile (a new person's browser); all are closed after the test. */
-  newProfile: () => Promise<EngineProfile>;
+  newProfile: (options?: ProfileOptions) => Promise<EngineProfile>;
   /** A person in a fresh profile, on one page. */
   person: Person;
 }
@@ -39,8 +39,8 @@ export const test = base.extend<Fixtures, Where & { engine: Engine }>({
   },
   newProfile: async ({ engine }, use) => {
     const open: EngineProfile[] = [];
-    await use(async () => {
-      const profile = await engine.newProfile();
+    await use(async (options?: ProfileOptions) => {
+      const profile = await engine.newProfile(options);
       open.push(profile);
       return profile;
     });
