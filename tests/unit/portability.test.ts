@@ -71,7 +71,7 @@ async function device(settings: Partial<Settings> = {}): Promise<Device> {
     },
     claim: async () => 'owned',
     storageChanged: (id, restart) => void d.restarts.push({ id, restart }),
-    dispose: () => void d.disposed++,
+    dispose: async () => void d.disposed++,
   };
   return d;
 }
@@ -612,7 +612,7 @@ describe('eraseAllData', () => {
     const other: Pick<PortableManager, 'dbName' | 'dispose'> & { disposed: number } = {
       dbName: home.dbName,
       disposed: 0,
-      dispose: () => void other.disposed++,
+      dispose: async () => void other.disposed++,
     };
     const heard: string[] = [];
     await onDataErased(other, (reason) => heard.push(reason));
@@ -652,7 +652,7 @@ describe('eraseAllData', () => {
 
   it('a page that starts listening after the erase hears of it at once and does not bring the database back', async () => {
     const name = `${home.dbName}-gone`;
-    const page = { dbName: name, disposed: 0, dispose: () => void page.disposed++ };
+    const page = { dbName: name, disposed: 0, dispose: async () => void page.disposed++ };
     const heard: string[] = [];
     await onDataErased(page, (reason) => heard.push(reason));
     expect(heard).toEqual(['erased']);

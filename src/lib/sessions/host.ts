@@ -69,6 +69,8 @@ interface LiveWorker {
   killed: Promise<never>;
   kill: (reason: Error) => void;
   interrupt?: Uint8Array;
+  /** Whether its start answered: its connection to storage is open by then (or it has none), and ending the worker closes it. */
+  startAnswered: boolean;
 }
 
 /**
@@ -120,7 +122,7 @@ export class SessionHost {
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
     const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
-    const live: LiveWorker = { worker, api, killed, kill, interrupt, started: Promise.resolve(null as never) };
+    const live: LiveWorker = { worker, api, killed, kill, interrupt, started: Promise.resolve(null as never), startAnswered: this.sessionId === null };
     worker.addEventListener('error', (event) => {
       event.preventDefault();
       if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
@@ -129,19 +131,19 @@ export class SessionHost {
     this.setState('starting');
     // Steps of this worker's start only: a later worker's start has its own.
     const progress = (step: StartProgress) => void (this.live === live && this.setProgress(step));
-    live.started = Promise.race([
-      api.start(
-        {
-          sessionId: this.sessionId,
-          indexURL: this.env.indexURL,
-          dbName: this.env.dbName,
-          interruptBuffer: interrupt,
-          packageIndexURL: this.env.packageIndexURL?.(),
-        },
-        Comlink.proxy(progress),
-      ),
-      killed,
-    ]).then(
+    const starting = api.start(
+      {
+        sessionId: this.sessionId,
+        indexURL: this.env.indexURL,
+        dbName: this.env.dbName,
+        interruptBuffer: interrupt,
+        packageIndexURL: this.env.packageIndexURL?.(),
+      },
+      Comlink.proxy(progress),
+    );
+    // A start that failed may have failed before its storage opened: that worker is asked to let go.
+    starting.then(() => (live.startAnswered = true), () => undefined);
+    live.started = Promise.race([starting, killed]).then(
       (report) => {
         // The next session to start (or wake) finds a worker whose script is loaded.
         prepareSpareWorker(this.env.indexURL);
@@ -153,7 +155,7 @@ export class SessionHost {
         // Drop the broken worker so that the next call tries a fresh one.
         if (this.live === live) {
           this.live = null;
-          worker.terminate();
+          void endWorker(live);
           this.setState('error');
         }
         throw error;
@@ -284,19 +286,49 @@ export class SessionHost {
     return 'restarted';
   }
 
-  /** Ends the worker now; pending calls reject, and the next call starts a fresh one. */
-  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): void {
+  /**
+   * Ends the session's worker: pending calls reject now, and the next call starts a fresh
+   * one. Resolves once the worker itself has ended, which for a worker still starting waits
+   * until it let go of storage (`endWorker`).
+   */
+  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): Promise<void> {
     const live = this.live;
-    if (!live) return;
+    if (!live) return Promise.resolve();
     this.live = null;
-    live.worker.terminate();
     live.kill(reason);
-    live.api[Comlink.releaseProxy]();
     // The killed call's own `finally` never runs: its Comlink promise never settles.
     this.running = 0;
     this.stopCause = null;
     this.setState('asleep');
+    return endWorker(live);
   }
+}
+
+/**
+ * How long a worker still starting gets to close its connection to storage before it is
+ * ended anyway (one that hangs would otherwise hold up an erase for good). Its answer waits
+ * for the open to settle and for the worker's thread to be free of Pyodide's load: 0.5-1.8 s
+ * in WebKitGTK on this 2-core machine.
+ */
+const RELEASE_MS = 10_000;
+
+/**
+ * Terminates a worker. One whose start has not answered may have an open of storage in
+ * flight: WebKit keeps the connection such an open makes once its worker is gone, and a
+ * delete of the database (an erase of all data) then waits for it, without even a `blocked`
+ * event (still waiting a minute later in WebKitGTK 2.50). So that worker is asked to close
+ * its connection first.
+ */
+async function endWorker(live: LiveWorker): Promise<void> {
+  if (!live.startAnswered) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_MS)));
+    await Promise.race([live.api.releaseStorage(), late])
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer));
+  }
+  live.worker.terminate();
+  live.api[Comlink.releaseProxy]();
 }
 
 /**
