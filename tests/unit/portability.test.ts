@@ -639,15 +639,25 @@ describe('eraseAllData', () => {
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => reject(req.error);
     });
-    let told!: () => void;
-    const blocked = new Promise<void>((resolve) => (told = resolve));
+    let told!: (holder: string) => void;
+    const blocked = new Promise<string>((resolve) => (told = resolve));
     let done = false;
     const erasing = eraseAllData(home, { onBlocked: told }).then(() => (done = true));
-    await blocked;
+    expect(await blocked).toBe('tab');
     expect(done).toBe(false);
     stubborn.close();
     await erasing;
     expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(home.dbName);
+  });
+
+  it('tells the page that erases once its erase is done, not as the delete begins', async () => {
+    await seedSession(home.db);
+    let done = false;
+    const heard: string[] = [];
+    await onDataErased(home, (reason) => heard.push(`${reason}, erase done: ${done}`));
+    await eraseAllData(home).then(() => (done = true));
+    await expect.poll(() => heard).toEqual(['erased, erase done: true']);
+    expect(home.disposed).toBeGreaterThan(0);
   });
 
   it('a page that starts listening after the erase hears of it at once and does not bring the database back', async () => {
