@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { openDb } from '../src/lib/storage/db';
+import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
 import { isPrepareMessage, type PageSnapshot, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
@@ -11,6 +11,8 @@ import { loadSessionPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
 let session: WorkerSession | null = null;
+/** This worker's connection to storage, from the moment its start asks for it; only its session's store uses it. */
+let storage: Promise<PyTabsDB> | null = null;
 
 /** A value the page sends in a message of its own after the start, and the start awaits. */
 function handedOver<T>(): { value: Promise<T | undefined>; give: (value: T | undefined) => void } {
@@ -67,7 +69,8 @@ const api: SessionWorkerApi = {
     let storeReady: Promise<SessionStore> | null = null;
     let stored: Promise<StoredSession> | undefined;
     if (sessionId !== null) {
-      storeReady = openDb(options.dbName, { create: false }).then((db) => new SessionStore(db, sessionId));
+      storage = openDb(options.dbName, { create: false });
+      storeReady = storage.then((db) => new SessionStore(db, sessionId));
       stored = storeReady.then((store) => store.readAll());
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);
@@ -104,6 +107,11 @@ const api: SessionWorkerApi = {
   renameFile: (from, to) => current().renameFile(from, to),
   clear: () => current().clear(),
   boundNames: async (code) => current().boundNames(code),
+  async releaseStorage() {
+    // An opening that failed holds nothing.
+    const db = await storage?.catch(() => null);
+    db?.close();
+  },
 };
 
 Comlink.expose(api);

@@ -146,6 +146,13 @@ export interface SessionWorkerApi {
   clear(): Promise<void>;
   /** The names a cell binds at module level (to say what a run cut short did not save). */
   boundNames(code: string): Promise<string[]>;
+  /**
+   * Closes this worker's connection to storage once its opening has settled, before the page
+   * ends the worker; storage fails for the worker from then on. WebKit keeps the connection of
+   * an open that was still in flight when its worker was terminated, and a delete of the
+   * database (an erase) then waits for it.
+   */
+  releaseStorage(): Promise<void>;
 }
 
 /** What the worker that makes a start snapshot on this device exposes (workers/snapshot.worker.ts). */

@@ -71,7 +71,7 @@ async function device(settings: Partial<Settings> = {}): Promise<Device> {
     },
     claim: async () => 'owned',
     storageChanged: (id, restart) => void d.restarts.push({ id, restart }),
-    dispose: () => void d.disposed++,
+    dispose: async () => void d.disposed++,
   };
   return d;
 }
@@ -612,7 +612,7 @@ describe('eraseAllData', () => {
     const other: Pick<PortableManager, 'dbName' | 'dispose'> & { disposed: number } = {
       dbName: home.dbName,
       disposed: 0,
-      dispose: () => void other.disposed++,
+      dispose: async () => void other.disposed++,
     };
     const heard: string[] = [];
     await onDataErased(other, (reason) => heard.push(reason));
@@ -639,20 +639,30 @@ describe('eraseAllData', () => {
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => reject(req.error);
     });
-    let told!: () => void;
-    const blocked = new Promise<void>((resolve) => (told = resolve));
+    let told!: (holder: string) => void;
+    const blocked = new Promise<string>((resolve) => (told = resolve));
     let done = false;
     const erasing = eraseAllData(home, { onBlocked: told }).then(() => (done = true));
-    await blocked;
+    expect(await blocked).toBe('tab');
     expect(done).toBe(false);
     stubborn.close();
     await erasing;
     expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(home.dbName);
   });
 
+  it('tells the page that erases once its erase is done, not as the delete begins', async () => {
+    await seedSession(home.db);
+    let done = false;
+    const heard: string[] = [];
+    await onDataErased(home, (reason) => heard.push(`${reason}, erase done: ${done}`));
+    await eraseAllData(home).then(() => (done = true));
+    await expect.poll(() => heard).toEqual(['erased, erase done: true']);
+    expect(home.disposed).toBeGreaterThan(0);
+  });
+
   it('a page that starts listening after the erase hears of it at once and does not bring the database back', async () => {
     const name = `${home.dbName}-gone`;
-    const page = { dbName: name, disposed: 0, dispose: () => void page.disposed++ };
+    const page = { dbName: name, disposed: 0, dispose: async () => void page.disposed++ };
     const heard: string[] = [];
     await onDataErased(page, (reason) => heard.push(reason));
     expect(heard).toEqual(['erased']);

@@ -12,6 +12,6 @@ export {
   type HeldSummary,
 } from './import';
 export { OPEN_ROUTE, preparedLinkTarget, fetchPrepared, openPrepared, sessionOrigin, resetToOriginal, type PreparedFile } from './link';
-export { eraseAllData, onDataErased, PYTABS_PREFIX, type EraseReport, type DataGoneReason } from './erase';
+export { eraseAllData, onDataErased, PYTABS_PREFIX, type EraseReport, type EraseHolder, type DataGoneReason } from './erase';
 export type { PortableManager } from './manager';
 export { MAX_IMPORT_BYTES } from './limits';

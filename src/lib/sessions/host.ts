@@ -71,6 +71,8 @@ interface LiveWorker {
   killed: Promise<never>;
   kill: (reason: Error) => void;
   interrupt?: Uint8Array;
+  /** Whether its start answered: its connection to storage is open by then (or it has none), and ending the worker closes it. */
+  startAnswered: boolean;
 }
 
 /** A live worker whose start succeeded: it exists. */
@@ -123,7 +125,7 @@ export class SessionHost {
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
     const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
-    const live: LiveWorker = { worker: null, api: null, killed, kill, interrupt, started: Promise.resolve(null as never) };
+    const live: LiveWorker = { worker: null, api: null, killed, kill, interrupt, started: Promise.resolve(null as never), startAnswered: this.sessionId === null };
     this.live = live;
     this.setState('starting');
     live.started = Promise.race([this.launch(live), killed]).then(
@@ -139,7 +141,7 @@ export class SessionHost {
         // Drop the broken worker so that the next call tries a fresh one.
         if (this.live === live) {
           this.live = null;
-          live.worker?.terminate();
+          void endWorker(live);
           this.setState('error');
         }
         throw error;
@@ -175,6 +177,8 @@ export class SessionHost {
       },
       Comlink.proxy(progress),
     );
+    // A start that failed may have failed before its storage opened: that worker is asked to let go.
+    started.then(() => (live.startAnswered = true), () => undefined);
     // Sent after the start, so the worker fetches Python's other files while the page still
     // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
     // terminated worker's proxy refuses them.
@@ -301,19 +305,52 @@ export class SessionHost {
     return 'restarted';
   }
 
-  /** Ends the worker now; pending calls reject, and the next call starts a fresh one. */
-  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): void {
+  /**
+   * Ends the session's worker: pending calls reject now, and the next call starts a fresh
+   * one. Resolves once the worker itself has ended, which for a worker still starting waits
+   * until it let go of storage (`endWorker`).
+   */
+  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): Promise<void> {
     const live = this.live;
-    if (!live) return;
+    if (!live) return Promise.resolve();
     this.live = null;
-    live.worker?.terminate();
     live.kill(reason);
-    live.api?.[Comlink.releaseProxy]();
     // The killed call's own `finally` never runs: its Comlink promise never settles.
     this.running = 0;
     this.stopCause = null;
     this.setState('asleep');
+    return endWorker(live);
   }
+}
+
+/**
+ * How long a worker still starting gets to close its connection to storage before it is
+ * ended anyway (one that hangs would otherwise hold up an erase for good). Its answer waits
+ * for the open to settle and for the worker's thread to be free of Pyodide's load: 0.5-1.8 s
+ * in WebKitGTK on this 2-core machine.
+ */
+const RELEASE_MS = 10_000;
+
+/**
+ * Terminates a worker. One whose start has not answered may have an open of storage in
+ * flight: WebKit keeps the connection such an open makes once its worker is gone, and a
+ * delete of the database (an erase of all data) then waits for it, without even a `blocked`
+ * event (still waiting a minute later in WebKitGTK 2.50). So that worker is asked to close
+ * its connection first.
+ */
+async function endWorker(live: LiveWorker): Promise<void> {
+  const { worker, api } = live;
+  // Not created yet: launch() ends the worker it gets for a host that let this one go.
+  if (!worker || !api) return;
+  if (!live.startAnswered) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_MS)));
+    await Promise.race([api.releaseStorage(), late])
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer));
+  }
+  worker.terminate();
+  api[Comlink.releaseProxy]();
 }
 
 /**

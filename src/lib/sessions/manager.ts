@@ -627,16 +627,17 @@ export class SessionManager {
 
   /**
    * Terminates every worker, lets go of every session and closes storage (page unload, tests).
+   * Resolves once every worker has ended and so let go of storage (an erase waits for that).
    *
    * @example addEventListener('pagehide', () => pytabs.dispose());
    */
-  dispose(): void {
+  dispose(): Promise<void> {
     this.disposed = true;
     // The workers ended here are not news: a page told of them would read the storage being closed.
     this.listeners.clear();
     // The flush's transaction is opened before the connection closes, so it still commits.
     void this.runCounts.flush();
-    for (const host of this.hosts.values()) host.terminate();
+    const ended = [...this.hosts.values()].map((host) => host.terminate());
     for (const id of this.hosts.keys()) this.locks.release(id);
     this.hosts.clear();
     this.channel?.close();
@@ -646,6 +647,7 @@ export class SessionManager {
       removeEventListener('focus', this.onSwitchedTo);
     }
     this.db.close();
+    return Promise.all(ended).then(() => undefined);
   }
 
   /**
