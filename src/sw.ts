@@ -5,12 +5,15 @@
  * so installing it never competes with the first visit's downloads. It keeps:
  *  - the app, the Pyodide core and the start snapshot (the precache list that the build
  *    writes into `self.__WB_MANIFEST`, filtered in vite.config.ts), served cache-first;
- *  - package files a session loaded and custom indexes' lock files (src/lib/offline/package-cache.ts).
+ *  - package files a session loaded and custom indexes' lock files (src/lib/offline/package-cache.ts);
+ * and it relays the person's answers to input() to session workers without shared memory
+ * (src/lib/offline/stdin-relay.ts).
  * A new version waits until the page sends SKIP_WAITING, which it does when no run is in flight.
  */
 import { clientsClaim } from 'workbox-core';
 import { addPlugins, cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
+import { installStdinRelay } from './lib/offline/stdin-relay';
 import { integritySha256, isComplete, keepPackageFile, keptPackageFile, PACKAGE_CACHE, PACKAGE_CACHE_PREFIX } from './lib/offline/package-cache';
 
 declare let self: ServiceWorkerGlobalScope;
@@ -24,6 +27,9 @@ addPlugins([
       event?.type === 'install' && request.cache === 'reload' ? new Request(request, { cache: 'no-cache' }) : request,
   },
 ]);
+
+// Before Workbox's routes: a worker's request for a line of input is answered here.
+installStdinRelay(self);
 
 // Query strings do not select another file in this app (its routes live in the hash), so a
 // navigation to `./?anything` is the precached index.html, whose response keeps the

@@ -60,8 +60,11 @@ export type WorkerRunEvent = RunEvent | { type: 'input'; request: InputRequest }
 
 /** How one run is made. */
 export interface RunOptions {
-  /** Code the assistant runs: no person is at the keyboard, so input() raises at once. */
-  assistant?: boolean;
+  /**
+   * Set when no person is at the keyboard (code the assistant runs, a stateless run): input()
+   * raises EOFError with this text at once instead of asking.
+   */
+  noInput?: string;
 }
 
 /** A step of a session's start, shown while it loads. */

@@ -3,6 +3,7 @@ import { loadPyodide } from 'pyodide';
 import type { RunEvent, WorkerRunEvent } from '../../src/lib/worker-api';
 import { sharedInputBuffer, writeShared, type WorkerAnswer } from '../../src/lib/stdin-protocol';
 import { WorkerSession } from '../../workers/runtime/session';
+import { ASSISTANT_INPUT } from '../../src/lib/assistant/ask';
 
 // input(), sys.stdin and getpass in a real Pyodide (Node), through the worker's own session
 // logic: each request for a line reaches the run's events, and the answer comes back from a
@@ -81,7 +82,7 @@ describe('input() in a session', () => {
   });
 
   it('in code the assistant runs, raises an EOFError that says nobody is at the keyboard, without asking', async () => {
-    const { result, events } = await play(s, "input('Your name? ')", [{ kind: 'line', text: 'never' }], { assistant: true });
+    const { result, events } = await play(s, "input('Your name? ')", [{ kind: 'line', text: 'never' }], { noInput: ASSISTANT_INPUT });
     expect(result.error?.ename).toBe('EOFError');
     expect(result.error?.evalue).toContain('input() is not available in code the assistant runs');
     expect(events.some((e) => e.type === 'input')).toBe(false);

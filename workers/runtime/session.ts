@@ -22,10 +22,7 @@ import { channelSource, requestId, type LineSource } from './stdin';
 
 /** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
-/** What input() raises in code the assistant runs; the model reads it in the run's result. */
-const ASSISTANT_INPUT =
-  'input() is not available in code the assistant runs: no person is at the keyboard. ' +
-  'Write code that needs no input (use values from the question, files or session variables).';
+
 /** The session's cwd inside its own worker's file system. */
 export const WORKSPACE = '/home/pyodide/workspace';
 
@@ -59,7 +56,7 @@ export class WorkerSession {
   private sink: ((event: WorkerRunEvent) => void) | null = null;
   private interrupt: Uint8Array | null = null;
   private lines: LineSource = () => ({ kind: 'refused', text: NO_CHANNEL });
-  /** The current run's options: the assistant's code may not ask. */
+  /** The current run's options: whether it may ask anyone. */
   private runOptions: RunOptions = {};
   /** Workspace files as last committed: path → "size:mtime". */
   private known = new Map<string, string>();
@@ -110,7 +107,7 @@ export class WorkerSession {
    * prompt), asks the page, and blocks until the person answers.
    */
   private ask(password: boolean): WorkerAnswer {
-    if (this.runOptions.assistant) return { kind: 'refused', text: ASSISTANT_INPUT };
+    if (this.runOptions.noInput) return { kind: 'refused', text: this.runOptions.noInput };
     const sink = this.sink;
     if (!sink) return { kind: 'refused', text: 'input() can only wait for the person while a cell runs.' };
     this.stdout.flush();

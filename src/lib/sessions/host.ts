@@ -1,7 +1,9 @@
 import * as Comlink from 'comlink';
 import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
-import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartProgress, StartReport } from '../worker-api';
+import type { InputAnswer } from '../stdin-protocol';
+import type { InputRequest, Limits, RunEvent, RunOptions, RunResult, SessionWorkerApi, StartProgress, StartReport, WorkerRunEvent } from '../worker-api';
+import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
 
@@ -24,6 +26,8 @@ export interface HostEnv {
   wasm?: (watch: (progress: FetchProgress) => void) => Promise<WebAssembly.Module | undefined>;
   /** Hears each start that succeeded (the page keeps or makes its start snapshot then). */
   afterStart?: (report: StartReport) => void;
+  /** Hears a run ask the person for a line, and null once it was answered or the run ended. */
+  onInput?: (request: InputRequest | null) => void;
 }
 
 /** Why a worker was ended under a pending call. */
@@ -69,6 +73,16 @@ interface LiveWorker {
   killed: Promise<never>;
   kill: (reason: Error) => void;
   interrupt?: Uint8Array;
+  /** How the worker waits for the person's lines (input()). */
+  input: PageInput;
+}
+
+/** A run's request for a line, while the person has not answered it. */
+interface PendingInput {
+  request: InputRequest;
+  live: LiveWorker;
+  /** The run's time limit does not count the time a person takes to answer. */
+  resumeClock: () => void;
 }
 
 /**
@@ -85,6 +99,7 @@ export class SessionHost {
   private stopCause: 'stopped' | 'timeout' | null = null;
   /** The current start's latest step, while one is under way. */
   progress: StartProgress | null = null;
+  private waiting: PendingInput | null = null;
 
   constructor(
     readonly sessionId: string | null,
@@ -120,7 +135,8 @@ export class SessionHost {
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
     const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
-    const live: LiveWorker = { worker, api, killed, kill, interrupt, started: Promise.resolve(null as never) };
+    const input = openInputChannel();
+    const live: LiveWorker = { worker, api, killed, kill, interrupt, input, started: Promise.resolve(null as never) };
     worker.addEventListener('error', (event) => {
       event.preventDefault();
       if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
@@ -136,6 +152,7 @@ export class SessionHost {
           indexURL: this.env.indexURL,
           dbName: this.env.dbName,
           interruptBuffer: interrupt,
+          input: input.offer,
           packageIndexURL: this.env.packageIndexURL?.(),
         },
         Comlink.proxy(progress),
@@ -189,16 +206,25 @@ export class SessionHost {
     sessionVars: Record<string, string>,
     onEvent?: (event: RunEvent) => void,
     timeoutMs = 0,
+    options: RunOptions = {},
   ): Promise<RunResult> {
     const t0 = performance.now();
     return this.enqueue(async (live) => {
       this.running++;
       this.setState('running');
       if (live.interrupt) live.interrupt[0] = 0;
-      const timer = timeoutMs > 0 ? setTimeout(() => void this.stop('timeout'), timeoutMs) : undefined;
+      const clock = runClock(timeoutMs, () => void this.stop('timeout'));
+      const events = (event: WorkerRunEvent) => {
+        if (event.type !== 'input') onEvent?.(event);
+        else if (this.live === live) {
+          clock.pause();
+          this.setWaiting({ request: event.request, live, resumeClock: clock.resume });
+        }
+      };
+      // No listener and no person to ask, no event channel: a run's events then stay in the worker.
+      const asks = !options.noInput && live.input.offer.kind !== 'none';
       try {
-        // No listener, no event channel: a run's events then stay in the worker.
-        const result = await live.api.run(code, onEvent && Comlink.proxy(onEvent), sessionVars, this.env.limits());
+        const result = await live.api.run(code, onEvent || asks ? Comlink.proxy(events) : undefined, sessionVars, this.env.limits(), options);
         if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
           result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
         }
@@ -210,7 +236,8 @@ export class SessionHost {
         if (this.live === live) this.terminate(crash);
         throw crash;
       } finally {
-        clearTimeout(timer);
+        clock.pause();
+        if (this.waiting?.live === live) this.setWaiting(null);
         this.stopCause = null;
         this.running--;
         if (this.live === live) this.setState(this.running ? 'running' : 'ready');
@@ -247,6 +274,32 @@ export class SessionHost {
     };
   }
 
+  private setWaiting(pending: PendingInput | null): void {
+    this.waiting = pending;
+    this.env.onInput?.(pending?.request ?? null);
+  }
+
+  /** The line the current run waits for, if it waits for one. */
+  get pendingInput(): InputRequest | null {
+    return this.waiting?.request ?? null;
+  }
+
+  /**
+   * Answers the run's request for a line (`line` null: the end of input, as Ctrl+D in a
+   * terminal). Throws when that request is not the one waiting: an answer never reaches
+   * another request than the one it was typed for.
+   */
+  answerInput(requestId: string, line: string | null): void {
+    const pending = this.waiting;
+    if (!pending || pending.request.id !== requestId || this.live !== pending.live) {
+      throw new Error('That request for input is no longer waiting: the run ended or already has its answer.');
+    }
+    const answer: InputAnswer = line === null ? { kind: 'eof' } : { kind: 'line', text: line };
+    pending.live.input.answer(requestId, answer);
+    this.setWaiting(null);
+    pending.resumeClock();
+  }
+
   /** Any other worker call, queued behind runs. */
   call<T>(task: (api: Comlink.Remote<SessionWorkerApi>) => Promise<T>): Promise<T> {
     return this.enqueue((live) => task(live.api));
@@ -269,8 +322,11 @@ export class SessionHost {
     const live = this.live;
     if (!live || this.running === 0) return 'idle';
     this.stopCause = cause;
-    if (live.interrupt) {
-      live.interrupt[0] = 2; // SIGINT
+    const cancelled = this.cancelInput(live);
+    if (live.interrupt || cancelled) {
+      if (live.interrupt) live.interrupt[0] = 2; // SIGINT
+      // A worker blocked waiting for a line sees the interrupt when woken.
+      live.input.wake();
       const settled = await Promise.race([
         this.tail.then(() => true),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.env.interruptGraceMs ?? INTERRUPT_GRACE_MS)),
@@ -284,6 +340,20 @@ export class SessionHost {
     return 'restarted';
   }
 
+  /** Tells a run waiting for a line that it was stopped (Python raises KeyboardInterrupt); false if none waits. */
+  private cancelInput(live: LiveWorker): boolean {
+    const pending = this.waiting;
+    if (!pending || pending.live !== live) return false;
+    this.setWaiting(null);
+    try {
+      live.input.answer(pending.request.id, { kind: 'cancelled' });
+      return true;
+    } catch {
+      // The answer cannot reach the worker: the stop restarts it instead.
+      return false;
+    }
+  }
+
   /** Ends the worker now; pending calls reject, and the next call starts a fresh one. */
   terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): void {
     const live = this.live;
@@ -295,6 +365,7 @@ export class SessionHost {
     // The killed call's own `finally` never runs: its Comlink promise never settles.
     this.running = 0;
     this.stopCause = null;
+    if (this.waiting?.live === live) this.setWaiting(null);
     this.setState('asleep');
   }
 }
@@ -305,6 +376,29 @@ export class SessionHost {
  * machine under a full test suite's load for a loop that did honour the interrupt.
  */
 const INTERRUPT_GRACE_MS = 3000;
+
+/**
+ * A run's time limit that can pause: the time a person takes to answer input() is not the
+ * run's. Without a limit it does nothing.
+ */
+function runClock(limitMs: number, expire: () => void): { pause: () => void; resume: () => void } {
+  let left = limitMs;
+  let since = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const resume = () => {
+    if (limitMs <= 0 || timer !== undefined) return;
+    since = performance.now();
+    timer = setTimeout(expire, Math.max(0, left));
+  };
+  const pause = () => {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
+    left -= performance.now() - since;
+  };
+  resume();
+  return { pause, resume };
+}
 
 /** Sends what the page has (undefined if it has nothing, or getting it failed) once it is there. */
 function handOver<T>(value: Promise<T | undefined> | undefined, send: (value: T | undefined) => Promise<void>): void {
