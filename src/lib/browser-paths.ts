@@ -1,5 +1,6 @@
 import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
 import type { AppServiceWorkerStatus } from './offline/service-worker';
+import { inputPath } from './sessions/input';
 
 /** What this browser can do (capabilities.ts) and what it did: the facts the paths are chosen by. */
 export interface BrowserFacts {
@@ -18,7 +19,7 @@ export interface BrowserFacts {
 
 /** One path the app takes in this browser, as a line for Settings → This browser. */
 export interface BrowserPath {
-  id: 'stop' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist';
+  id: 'stop' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist' | 'input';
   /** "Stop: interrupts", "Offline: no: …": what a person reads, and what tests in every engine look for. */
   text: string;
 }
@@ -55,6 +56,16 @@ export function offlineLine(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offlin
     default:
       return 'Offline: no: no service worker is registered';
   }
+}
+
+/** How input() waits for the person here (src/lib/sessions/input.ts chooses the same way for each session it starts). */
+export function inputLine(facts: Pick<BrowserFacts, 'sharedMemory' | 'serviceWorkers' | 'offline'>): string {
+  const path = inputPath({ ...facts, controlled: facts.offline?.controlled ?? false });
+  if (path.kind === 'shared') return 'input(): waits for you (shared memory)';
+  if (path.kind === 'relay') return 'input(): waits for you (service worker)';
+  return facts.serviceWorkers
+    ? "input(): no: not yet, it waits for you once PyTabs' service worker controls this page (a reload after it is kept)"
+    : 'input(): no: this window has no shared memory and no service worker (a private window, or service workers are switched off)';
 }
 
 /** The path the app takes for each capability, one line each, in the order Settings shows them. */
@@ -94,5 +105,6 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
           ? 'Keep data on this device: can ask'
           : 'Keep data on this device: cannot ask',
     },
+    { id: 'input', text: inputLine(facts) },
   ];
 }
