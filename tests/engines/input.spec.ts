@@ -1,0 +1,56 @@
+import { test, expect } from './fixtures';
+import { FIRST_RUN, type Person } from './person';
+
+// input() in Chromium, Firefox ESR and WebKitGTK, on a plain host and on one with the project's
+// headers: where the page has shared memory the worker waits on it, elsewhere (a plain host,
+// WebKitGTK everywhere) PyTabs' service worker relays the lines.
+
+const FIELD = { role: 'textbox', name: 'Input for Session 1' };
+
+/** Types the line in the session's input field, as a person would, and presses Enter. */
+async function answer(person: Person, line: string): Promise<void> {
+  const field = await person.find(FIELD);
+  await field.type(line);
+  await field.press('Enter');
+}
+
+test('input(): a loop of ten lines answered through the field; Stop while it waits keeps the session', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send("kept = 'still here'");
+  await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
+  const shared = await person.page.evaluate(() => typeof SharedArrayBuffer === 'function' && crossOriginIsolated);
+  if (!shared) {
+    // The relay needs the session's worker to start under the service worker, which registers
+    // after the first run: once it controls the page, one reload starts the worker under it.
+    await expect.poll(() => person.page.evaluate(() => Boolean(navigator.serviceWorker?.controller)), { timeout: 120_000 }).toBe(true);
+    await person.reload();
+  }
+  await person.click({ role: 'button', name: 'Settings' });
+  await person.expectText({ role: 'region', name: 'This browser' }, shared ? 'input(): waits for you (shared memory)' : 'input(): waits for you (service worker)');
+  await person.click({ role: 'button', name: 'Cancel' });
+
+  await person.send("total = 0\nfor i in range(10):\n    total += int(input(f'Number {i + 1}? '))\nprint('total', total)");
+  for (let i = 1; i <= 10; i++) {
+    await person.expectText(person.reply(2), `Number ${i}? `, i === 1 ? FIRST_RUN : undefined);
+    await person.find(FIELD);
+    // The field takes the keyboard when it appears.
+    expect(await person.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Input for Session 1');
+    await answer(person, String(i * 10));
+    await person.expectText(person.reply(2), `Number ${i}? ${i * 10}`);
+  }
+  await person.expectText(person.reply(2), 'total 550');
+  await person.expectText(person.reply(2), 'Done in');
+  await person.expectGone(FIELD);
+
+  await person.send("name = input('Your name? ')");
+  await person.find(FIELD);
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(3), 'Stopped after');
+  const stopped = (await person.text(person.reply(3)))!;
+  expect(stopped).toContain('KeyboardInterrupt');
+  // On every path the wait is cancelled in place: no restart, also without shared memory.
+  expect(stopped).not.toContain('restarted');
+  await person.expectGone(FIELD);
+  await person.send("kept, 'name' in globals()");
+  await person.expectText(person.reply(4), "('still here', False)", FIRST_RUN);
+});
