@@ -249,12 +249,14 @@ export class SessionView {
     this.input = request;
   }
 
-  /** Sends the person's line (null: the end of input) to the request it was typed for. */
-  answerInput(requestId: string, line: string | null): void {
+  /** Sends the person's line (null: the end of input) to the request it was typed for; false if it could not. */
+  answerInput(requestId: string, line: string | null): boolean {
     try {
       this.manager.answerInput(this.id, requestId, line);
+      return true;
     } catch (error) {
       this.report.notify(error);
+      return false;
     }
   }
 

@@ -42,15 +42,20 @@ test('a loop of ten input() calls is answered through the field, and the transcr
   await expect(region(page, 'Variables').getByRole('row', { name: /^total\b/ })).toContainText('550');
 });
 
-test('getpass asks in a masked field and its answer is never shown; sys.stdin reads lines too', async ({ page }) => {
+test('getpass asks in a masked field and its answer is never shown; sys.stdin reads lines, Ctrl+D ends the input', async ({ page }) => {
   await openApp(page);
-  await send(page, "import getpass, sys\nkey = getpass.getpass('API key: ')\nline = sys.stdin.readline()\nprint(len(key), repr(line))");
+  await send(page, "import getpass, sys\nkey = getpass.getpass('API key: ')\nline = sys.stdin.readline()\nrest = sys.stdin.read()\nprint(len(key), repr(line), repr(rest))");
   await expect(reply(page, 1)).toContainText('API key:', FIRST_RUN);
   await expect(field(page, 'Session 1')).toHaveAttribute('type', 'password');
   await answer(page, 'Session 1', 'hunter2-secret');
   await expect(field(page, 'Session 1')).toHaveAttribute('type', 'text');
   await answer(page, 'Session 1', 'plain line');
-  await expect(reply(page, 1)).toContainText("14 'plain line\\n'");
+  await expect(reply(page, 1)).toContainText('plain line');
+  await answer(page, 'Session 1', 'more');
+  await expect(reply(page, 1)).toContainText('more');
+  await expect(field(page, 'Session 1')).toBeFocused();
+  await page.keyboard.press('Control+d');
+  await expect(reply(page, 1)).toContainText("14 'plain line\\n' 'more\\n'");
   await expect(reply(page, 1)).not.toContainText('hunter2-secret');
 });
 
