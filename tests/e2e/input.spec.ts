@@ -121,6 +121,46 @@ test('code the assistant runs gets a clear error from input(), and the model is 
   }
 });
 
+test('window.pytabs answers a waiting run by session and request id; the time limit does not count the wait', async ({ page }) => {
+  await openApp(page);
+  const outcome = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    await api.updateSettings({ runTimeoutSeconds: 2 });
+    const s = await api.createSession('By API');
+    const heard: (string | null)[] = [];
+    const unsubscribe = api.subscribeInput((id, request) => id === s.id && heard.push(request ? (request.password ? 'password' : 'line') : null));
+    const run = api.run(s.id, "a = input('First? ')\nb = input('Second? ')\na + b");
+    const waiting = async () => {
+      while (!api.pendingInput(s.id)) await new Promise((resolve) => setTimeout(resolve, 50));
+      return api.pendingInput(s.id)!;
+    };
+    const first = await waiting();
+    let wrongId = '';
+    try {
+      api.answerInput(s.id, 'not-the-request', 'x');
+    } catch (error) {
+      wrongId = String(error);
+    }
+    // Longer than the run's time limit: a person thinking is not a runaway run.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    api.answerInput(s.id, first.id, 'py');
+    const second = await waiting();
+    api.answerInput(s.id, second.id, 'tabs');
+    const result = await run;
+    unsubscribe();
+    await api.updateSettings({ runTimeoutSeconds: 0 });
+    return { value: result.result?.['text/plain'], error: result.error?.ename, ids: first.id !== second.id, wrongId, heard, after: api.pendingInput(s.id) };
+  });
+  expect(outcome).toEqual({
+    value: "'pytabs'",
+    error: undefined,
+    ids: true,
+    wrongId: expect.stringContaining('no longer waiting'),
+    heard: ['line', null, 'line', null],
+    after: null,
+  });
+});
+
 test.describe('on a plain host (no shared memory)', () => {
   let host: StaticHost;
   test.beforeEach(async () => {
