@@ -54,3 +54,24 @@ test('input(): a loop of ten lines answered through the field; Stop while it wai
   await person.send("kept, 'name' in globals()");
   await person.expectText(person.reply(4), "('still here', False)", FIRST_RUN);
 });
+
+test('input() still waits for the person after a reload that came while a run waited', async ({ person, host }) => {
+  // Safari has been seen to leave its service worker unanswering after a reload in the middle
+  // of such a wait (dodona-edu/papyros#95): the relay's next requests must still be answered.
+  await person.open(host.url);
+  await person.send("first = 'saved'");
+  await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
+  const shared = await person.page.evaluate(() => typeof SharedArrayBuffer === 'function' && crossOriginIsolated);
+  if (!shared) {
+    await expect.poll(() => person.page.evaluate(() => Boolean(navigator.serviceWorker?.controller)), { timeout: 120_000 }).toBe(true);
+    await person.reload();
+  }
+  await person.send("cut = input('Cut short? ')");
+  await person.find(FIELD, { timeout: FIRST_RUN });
+  await person.reload();
+  await person.expectText(person.reply(2), 'did not finish');
+  await person.send("name = input('Your name? ')\nprint('Hello,', name, first)");
+  await answer(person, 'Ada');
+  await person.expectText(person.reply(3), 'Your name? Ada');
+  await person.expectText(person.reply(3), 'Hello, Ada saved');
+});
