@@ -99,6 +99,7 @@ export class SessionHost {
   private stopCause: 'stopped' | 'timeout' | null = null;
   /** The current start's latest step, while one is under way. */
   progress: StartProgress | null = null;
+  /** The current run's request for a line, until the person answers it or the run ends. */
   private waiting: PendingInput | null = null;
 
   constructor(
