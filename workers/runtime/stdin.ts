@@ -15,8 +15,13 @@ const WAIT_SLICE_MS = 1000;
  * after a reload mid-request, dodona-edu/papyros#95), and the worker asks again.
  */
 const RELAY_TIMEOUT_MS = 30_000;
-/** Requests to the relay in a row that may fail before input() gives up. */
-const RELAY_FAILURES = 3;
+/**
+ * How long requests to the relay may keep failing before input() gives up. WebKit has failed a
+ * few in a row right after the page came under the service worker, and then answered.
+ */
+const RELAY_FAILING_MS = 15_000;
+/** The pause between failed requests; a busy wait, as this worker has no shared memory to sleep on. */
+const RELAY_RETRY_PAUSE_MS = 250;
 
 /** The worker's side of the page's channel (src/lib/sessions/input.ts makes the page's). */
 export function channelSource(channel: InputChannel, interrupt: () => Uint8Array | null): LineSource {
@@ -47,7 +52,7 @@ export function channelSource(channel: InputChannel, interrupt: () => Uint8Array
 }
 
 function askRelay(url: string, id: string): WorkerAnswer {
-  let failures = 0;
+  let failingSince: number | null = null;
   for (;;) {
     const request = new XMLHttpRequest();
     request.open('GET', `${url}?id=${encodeURIComponent(id)}`, false);
@@ -55,11 +60,19 @@ function askRelay(url: string, id: string): WorkerAnswer {
     request.timeout = RELAY_TIMEOUT_MS;
     try {
       request.send();
-    } catch {
-      if (++failures < RELAY_FAILURES) continue;
-      return { kind: 'refused', text: 'input() lost its connection to the page: the service worker stopped answering. Run the cell again.' };
+    } catch (error) {
+      const now = Date.now();
+      failingSince ??= now;
+      if (now - failingSince < RELAY_FAILING_MS) {
+        while (Date.now() < now + RELAY_RETRY_PAUSE_MS);
+        continue;
+      }
+      return {
+        kind: 'refused',
+        text: `input() lost its connection to the page: the service worker stopped answering (${String(error)}). Run the cell again.`,
+      };
     }
-    failures = 0;
+    failingSince = null;
     const mark = request.getResponseHeader(RELAY_HEADER);
     if (mark === RELAY_RETRY) continue;
     if (mark === 'line') return { kind: 'line', text: request.responseText };
