@@ -59,10 +59,10 @@ describe('input() in a session', () => {
   it('reads sys.stdin by line and to the end of input, where input() raises EOFError', async () => {
     const { result, output } = await play(
       s,
-      "import sys\nfirst = sys.stdin.readline()\nrest = sys.stdin.read()\ntry:\n    input()\nexcept EOFError:\n    ended = True\n(first, rest, ended)",
+      "import sys\nnothing = sys.stdin.readline(0)\nfirst = sys.stdin.readline()\nrest = sys.stdin.read()\ntry:\n    input()\nexcept EOFError:\n    ended = True\n(nothing, first, rest, ended)",
       [{ kind: 'line', text: 'one' }, { kind: 'line', text: 'two' }, { kind: 'line', text: 'three' }, { kind: 'eof' }, { kind: 'eof' }],
     );
-    expect(result.result?.['text/plain']).toBe("('one\\n', 'two\\nthree\\n', True)");
+    expect(result.result?.['text/plain']).toBe("('', 'one\\n', 'two\\nthree\\n', True)");
     expect(output()).toBe('one\ntwo\nthree\n');
   });
 

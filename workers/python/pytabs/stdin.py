@@ -58,6 +58,8 @@ class PersonStdin(io.TextIOBase):
         raise io.UnsupportedOperation('stdin has no file descriptor here: each line is asked of the person')
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        if size == 0:
+            return ''
         if not self._pending:
             # Each read past the end asks again, as a terminal does after Ctrl+D.
             line = _line(self._ask(False))
