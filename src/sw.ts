@@ -20,6 +20,7 @@ import { registerRoute } from 'workbox-routing';
 import { NetworkOnly } from 'workbox-strategies';
 import { withIsolation } from './lib/offline/isolation';
 import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './lib/offline/keep-app';
+import { installStdinRelay } from './lib/offline/stdin-relay';
 import { integritySha256, isComplete, keepPackageFile, keptPackageFile, PACKAGE_CACHE, PACKAGE_CACHE_PREFIX } from './lib/offline/package-cache';
 
 declare let self: ServiceWorkerGlobalScope;
@@ -36,6 +37,9 @@ const plugins: WorkboxPlugin[] = [
   },
   { handlerWillRespond: async ({ request, response }) => isolated(request, response) },
 ];
+
+// Before Workbox's routes: a worker's request for a line of input is answered here.
+installStdinRelay(self);
 
 function isolated(request: Request, response: Response): Response {
   const url = new URL(request.url);

@@ -93,6 +93,7 @@ const api: SessionWorkerApi = {
     if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
     session = new WorkerSession(pyodide, await storeReady, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
+    if (options.input) session.setInputChannel(options.input);
     return { ...(await session.start(stored, say)), loadMs, ...how, workerScript: self.location.href };
   },
   async supplySnapshot(given: PageSnapshot | null | undefined) {
@@ -101,7 +102,7 @@ const api: SessionWorkerApi = {
   async supplyWasm(module: WebAssembly.Module | undefined) {
     wasm.give(module);
   },
-  run: (code, onEvent, sessionVars, limits) => current().run(code, onEvent, sessionVars, limits),
+  run: (code, onEvent, sessionVars, limits, options) => current().run(code, onEvent, sessionVars, limits, options),
   writeFile: (path, data) => current().writeFile(path, data),
   deleteFile: (path) => current().deleteFile(path),
   renameFile: (from, to) => current().renameFile(from, to),

@@ -1,6 +1,7 @@
 import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
 import type { HostHeaders } from './hosting';
 import type { AppServiceWorkerStatus } from './offline/service-worker';
+import { inputPath } from './sessions/input';
 
 /** What this browser can do (capabilities.ts) and what it did: the facts the paths are chosen by. */
 export interface BrowserFacts {
@@ -23,7 +24,7 @@ export interface BrowserFacts {
 
 /** One path the app takes in this browser, as a line for Settings → This browser. */
 export interface BrowserPath {
-  id: 'stop' | 'isolation' | 'network' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist';
+  id: 'stop' | 'isolation' | 'network' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist' | 'input';
   /** "Stop: interrupts", "Offline: no: …": what a person reads, and what tests in every engine look for. */
   text: string;
 }
@@ -95,6 +96,16 @@ export function networkLine(facts: Pick<BrowserFacts, 'host' | 'serviceWorkers' 
   return "Python's network: not limited (the host sends no policy for the session worker and no service worker serves it)";
 }
 
+/** How input() waits for the person here (src/lib/sessions/input.ts chooses the same way for each session it starts). */
+export function inputLine(facts: Pick<BrowserFacts, 'sharedMemory' | 'serviceWorkers' | 'offline'>): string {
+  const path = inputPath({ ...facts, controlled: facts.offline?.controlled ?? false });
+  if (path.kind === 'shared') return 'input(): waits for you (shared memory)';
+  if (path.kind === 'relay') return 'input(): waits for you (service worker)';
+  return facts.serviceWorkers
+    ? "input(): no: not yet, PyTabs' service worker does not control this page (reload it)"
+    : 'input(): no: this window has no shared memory and no service worker (a private window, or service workers are switched off)';
+}
+
 /** The path the app takes for each capability, one line each, in the order Settings shows them. */
 export function browserPaths(facts: BrowserFacts): BrowserPath[] {
   return [
@@ -134,5 +145,6 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
           ? 'Keep data on this device: can ask'
           : 'Keep data on this device: cannot ask',
     },
+    { id: 'input', text: inputLine(facts) },
   ];
 }

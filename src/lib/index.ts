@@ -6,7 +6,7 @@ export type { CleanupReport } from './sessions/cleanup';
 export type { Settings } from './storage/settings';
 export { DEFAULT_SETTINGS } from './storage/settings';
 export { validateWorkspacePath, validateExistingPath, InvalidPathError } from './paths';
-export type { RunEvent, RunResult, RunError, MimeBundle, StartProgress, VariableInfo, WorkspaceEntry } from './worker-api';
+export type { InputRequest, RunEvent, RunResult, RunError, MimeBundle, StartProgress, VariableInfo, WorkspaceEntry } from './worker-api';
 export * from './chat';
 export * from './portability';
 export * from './assistant';

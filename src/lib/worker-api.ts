@@ -31,6 +31,40 @@ export interface StartOptions {
   dbName: string;
   /** Shared with the page when it is cross-origin isolated, so a stop can interrupt Python. */
   interruptBuffer?: Uint8Array;
+  /** How input() waits for the person in this worker; without it input() says it cannot wait here. */
+  input?: InputChannel;
+}
+
+/**
+ * How a session's worker waits for a line the person types (input(), getpass), chosen by the
+ * page for each worker (src/lib/sessions/input.ts); the wire format is src/lib/stdin-protocol.ts.
+ */
+export type InputChannel =
+  /** The worker blocks on Atomics.wait until the page writes the answer into the buffer. */
+  | { kind: 'shared'; buffer: SharedArrayBuffer }
+  /** The worker sends a synchronous request to `url`, which the service worker holds until the page posts the answer. */
+  | { kind: 'relay'; url: string }
+  /** Neither is possible in this window: input() raises `reason`. */
+  | { kind: 'none'; reason: string };
+
+/** A run asks the person for a line: the page shows a field and answers with the request's id. */
+export interface InputRequest {
+  /** Random, so an answer can only ever reach the request it was typed for. */
+  id: string;
+  /** getpass: the field is masked and the answer is not echoed. */
+  password: boolean;
+}
+
+/** What a run of the worker reports: its output, and its requests for input (the host answers those). */
+export type WorkerRunEvent = RunEvent | { type: 'input'; request: InputRequest };
+
+/** How one run is made. */
+export interface RunOptions {
+  /**
+   * Set when no person is at the keyboard (code the assistant runs, a stateless run): input()
+   * raises EOFError with this text at once instead of asking.
+   */
+  noInput?: string;
 }
 
 /** A step of a session's start, shown while it loads. */
@@ -138,7 +172,13 @@ export interface SessionWorkerApi {
   /** Pyodide's wasm as the page compiled it; undefined when it has none (the worker fetches it itself). */
   supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
   /** Runs a cell; `limits` come with each run, so a change in Settings reaches a live session. */
-  run(code: string, onEvent: ((event: RunEvent) => void) | undefined, sessionVars: Record<string, string>, limits: Limits): Promise<RunResult>;
+  run(
+    code: string,
+    onEvent: ((event: WorkerRunEvent) => void) | undefined,
+    sessionVars: Record<string, string>,
+    limits: Limits,
+    options?: RunOptions,
+  ): Promise<RunResult>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;

@@ -274,4 +274,9 @@ export class AppState implements Reporter {
   progress = (sessionId: string, step: Parameters<SessionView['setProgress']>[0]): void => {
     this.views.get(sessionId)?.setProgress(step);
   };
+
+  /** Passes each request for a line (and its end) to its session's view. */
+  input = (sessionId: string, request: Parameters<SessionView['setInput']>[0]): void => {
+    this.views.get(sessionId)?.setInput(request);
+  };
 }

@@ -1,4 +1,4 @@
-import type { ChangePart, SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
+import type { ChangePart, InputRequest, SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
 import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
@@ -70,6 +70,8 @@ export class SessionView {
   /** The latest step of the session's start in this tab, while it starts. */
   progress = $state.raw<StartProgress | null>(null);
   ownership = $state<ViewOwnership>('unknown');
+  /** The line this session's run waits for (input(), getpass), while it waits. */
+  input = $state.raw<InputRequest | null>(null);
   preview = $state.raw<ShownPreview | null>(null);
   /** Held saved variables, the link it came from, Run all of an imported notebook. */
   readonly portable: SessionPortability;
@@ -105,6 +107,13 @@ export class SessionView {
     return [...byId.values()].sort((a, b) => a.seq - b.seq);
   });
   readonly liveIds = $derived(new Set(this.live.map((r) => r.id)));
+  /**
+   * The round whose run waits for a line: runs are queued, so it is the earliest Code round
+   * this page is running (the assistant's code never asks).
+   */
+  readonly inputRound = $derived(
+    this.input ? (this.live.filter((r) => r.kind !== 'ask').sort((a, b) => a.seq - b.seq)[0]?.id ?? null) : null,
+  );
 
   constructor(
     readonly id: string,
@@ -116,6 +125,7 @@ export class SessionView {
   ) {
     this.info = info;
     this.progress = manager.startProgress(id);
+    this.input = manager.pendingInput(id);
     this.stored$ = creating ? creating.then(() => undefined) : Promise.resolve();
     this.portable = new SessionPortability(this, manager, report);
     this.assistant = assistantStatus(manager.settingsStore);
@@ -233,6 +243,21 @@ export class SessionView {
 
   setProgress(step: StartProgress | null): void {
     this.progress = step;
+  }
+
+  setInput(request: InputRequest | null): void {
+    this.input = request;
+  }
+
+  /** Sends the person's line (null: the end of input) to the request it was typed for; false if it could not. */
+  answerInput(requestId: string, line: string | null): boolean {
+    try {
+      this.manager.answerInput(this.id, requestId, line);
+      return true;
+    } catch (error) {
+      this.report.notify(error);
+      return false;
+    }
   }
 
   /** Claims the session for this tab and starts its Python; another tab's session stays read-only here. */

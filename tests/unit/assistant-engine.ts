@@ -5,7 +5,7 @@ import { listFileRecords } from '../../src/lib/storage/files';
 import { listVariableRecords } from '../../src/lib/storage/variables';
 import { DEFAULT_SETTINGS, SettingsStore, type Settings } from '../../src/lib/storage/settings';
 import { RoundHistory, SessionStore } from '../../src/lib/storage/session-store';
-import type { RunEvent, RunResult, VariableInfo, WorkspaceEntry } from '../../src/lib/worker-api';
+import type { RunEvent, RunOptions, RunResult, VariableInfo, WorkspaceEntry } from '../../src/lib/worker-api';
 import type { AssistantEngine } from '../../src/lib/assistant/ask';
 import { WorkerSession } from '../../workers/runtime/session';
 
@@ -58,9 +58,10 @@ export class PyodideEngine implements AssistantEngine {
     return next;
   }
 
-  async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+  async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void, options?: RunOptions): Promise<RunResult> {
     const vars = (await getSession(this.db, sessionId))?.vars ?? {};
-    return this.queued(sessionId, (s) => s.run(code, onEvent, vars, limits));
+    // Requests for input are the host's to answer; the assistant's runs make none.
+    return this.queued(sessionId, (s) => s.run(code, (e) => e.type !== 'input' && onEvent?.(e), vars, limits, options));
   }
 
   async stop(sessionId: string): Promise<'idle' | 'interrupted' | 'restarted'> {

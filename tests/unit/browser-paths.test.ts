@@ -41,6 +41,7 @@ describe('Settings → This browser', () => {
       'One tab per session (Web Locks): yes',
       'Other tabs told of changes: at once',
       'Keep data on this device: can ask',
+      'input(): waits for you (shared memory)',
     ]);
     const bare = lines({
       sharedMemory: false,
@@ -63,7 +64,15 @@ describe('Settings → This browser', () => {
     expect(bare[6]).toMatch(/^One tab per session \(Web Locks\): no: /);
     expect(bare[7]).toBe('Other tabs told of changes: when you switch to them');
     expect(bare[8]).toBe('Keep data on this device: cannot ask');
-    expect(lines({ persisted: true }).at(-1)).toBe('Keep data on this device: granted');
+    expect(bare[9]).toMatch(/^input\(\): no: this window has no shared memory and no service worker/);
+    expect(lines({ persisted: true })[8]).toBe('Keep data on this device: granted');
+  });
+
+  it('says how input() waits: on shared memory, else through the service worker that controls the page', () => {
+    const input = (facts: Partial<BrowserFacts>) => lines({ sharedMemory: false, ...facts }).at(-1);
+    expect(input({ sharedMemory: true, offline: null })).toBe('input(): waits for you (shared memory)');
+    expect(input({})).toBe('input(): waits for you (service worker)');
+    expect(input({ offline: worker({ offline: 'ready', controlled: false }) })).toMatch(/^input\(\): no: not yet, .*reload/);
   });
 
   it('says offline "yes" only when a service worker is registered and controls the page, and why not otherwise', () => {

@@ -6,7 +6,7 @@ import { getSession, newSessionRecord, putSession } from '../../src/lib/storage/
 import { listFileRecords, readFileData } from '../../src/lib/storage/files';
 import { listVariableRecords, readRestoreState } from '../../src/lib/storage/variables';
 import { commitChange } from '../../src/lib/storage/commit';
-import type { RunEvent } from '../../src/lib/worker-api';
+import type { WorkerRunEvent } from '../../src/lib/worker-api';
 import { WorkerSession } from '../../workers/runtime/session';
 import { SessionStore } from '../../src/lib/storage/session-store';
 
@@ -36,7 +36,7 @@ describe('WorkerSession', () => {
   });
 
   it('runs code with its stored files in the cwd and streams output in order', async () => {
-    const events: RunEvent[] = [];
+    const events: WorkerRunEvent[] = [];
     const r = await s.run("print(open('in/data.txt').read())\nprint('to err', file=__import__('sys').stderr)\nlen('abc')", (e) => events.push(e), {}, limits);
     expect(r.status).toBe('ok');
     expect(r.result?.['text/plain']).toBe('3');

@@ -3,11 +3,25 @@ import type { PyProxy } from 'pyodide/ffi';
 import type { SessionChange } from '../../src/lib/storage/commit';
 import type { SessionStore, StoredSession } from '../../src/lib/storage/session-store';
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
-import type { Limits, RunEvent, RunResult, StartProgress, StartReport, VariableInfo } from '../../src/lib/worker-api';
+import type {
+  InputChannel,
+  Limits,
+  RunOptions,
+  RunResult,
+  StartProgress,
+  StartReport,
+  VariableInfo,
+  WorkerRunEvent,
+} from '../../src/lib/worker-api';
+import type { WorkerAnswer } from '../../src/lib/stdin-protocol';
 import { installRuntimeFiles } from './python-files';
 import { OutputStream } from './output';
 import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
+import { channelSource, requestId, type LineSource } from './stdin';
+
+/** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
+const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
 
 /** The session's cwd inside its own worker's file system. */
 export const WORKSPACE = '/home/pyodide/workspace';
@@ -39,8 +53,11 @@ export class WorkerSession {
   private readonly runtime: PyProxy;
   private readonly stdout: OutputStream;
   private readonly stderr: OutputStream;
-  private sink: ((event: RunEvent) => void) | null = null;
+  private sink: ((event: WorkerRunEvent) => void) | null = null;
   private interrupt: Uint8Array | null = null;
+  private lines: LineSource = () => ({ kind: 'refused', text: NO_CHANNEL });
+  /** The current run's options: whether it may ask anyone. */
+  private runOptions: RunOptions = {};
   /** Workspace files as last committed: path → "size:mtime". */
   private known = new Map<string, string>();
 
@@ -64,6 +81,9 @@ export class WorkerSession {
       this.stderr.flush();
       this.sink?.({ type: 'display', bundle: toPlain<Record<string, string>>(payload.copy()) });
     };
+    const stdin = pyodide.pyimport('pytabs.stdin');
+    stdin.install((password: boolean) => this.ask(password));
+    stdin.destroy();
     const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
     this.runtime = Runtime(store?.sessionId ?? 'stateless', WORKSPACE, emit);
   }
@@ -75,6 +95,25 @@ export class WorkerSession {
   setInterruptBuffer(buffer: Uint8Array): void {
     this.interrupt = buffer;
     this.pyodide.setInterruptBuffer(buffer);
+  }
+
+  /** How input() waits for the person: the page's channel, or (tests) any line source. */
+  setInputChannel(channel: InputChannel | LineSource): void {
+    this.lines = typeof channel === 'function' ? channel : channelSource(channel, () => this.interrupt);
+  }
+
+  /**
+   * Called by Python's stdin for each line it needs: shows what the run printed so far (the
+   * prompt), asks the page, and blocks until the person answers.
+   */
+  private ask(password: boolean): WorkerAnswer {
+    if (this.runOptions.noInput) return { kind: 'refused', text: this.runOptions.noInput };
+    const sink = this.sink;
+    if (!sink) return { kind: 'refused', text: 'input() can only wait for the person while a cell runs.' };
+    this.stdout.flush();
+    this.stderr.flush();
+    const id = requestId();
+    return this.lines(id, () => sink({ type: 'input', request: { id, password } }));
   }
 
   /**
@@ -103,16 +142,17 @@ export class WorkerSession {
 
   async run(
     code: string,
-    onEvent: ((event: RunEvent) => void) | undefined,
+    onEvent: ((event: WorkerRunEvent) => void) | undefined,
     sessionVars: Record<string, string>,
     limits: Limits,
+    options: RunOptions = {},
   ): Promise<RunResult> {
     const t0 = performance.now();
     // Through Comlink, onEvent is a call on its own message port, while the result goes back
     // on the worker's: the page could see the result before the last output. Each call
     // returns a promise; waiting for the last one before returning keeps the order.
     let delivered: unknown;
-    const forward = (event: RunEvent): void => {
+    const forward = (event: WorkerRunEvent): void => {
       delivered = onEvent?.(event);
     };
     const packageError = await this.packages?.loadFor(code, forward);
@@ -121,6 +161,7 @@ export class WorkerSession {
       return { status: 'error', error: packageError, durationMs: performance.now() - t0, filesChanged: [], filesDeleted: [], notPersisted: [] };
     }
     this.sink = forward;
+    this.runOptions = options;
     let py: PyRunResult;
     try {
       const vars = this.pyodide.toPy(sessionVars);
@@ -139,6 +180,7 @@ export class WorkerSession {
       this.stdout.flush();
       this.stderr.flush();
       this.sink = null;
+      this.runOptions = {};
     }
     await settled(delivered);
     const result: RunResult = {

@@ -18,6 +18,11 @@ import { streamTurn, TurnError, type ModelTurn, type ToolCallRequest } from './s
 import { describeFiles, describeVariables, parseRunArguments, TOOL_NAMES, TOOLS } from './tools';
 
 /** The part of the session engine a question needs: the same run (queue, time limit, Stop) as typed code. */
+/** What input() raises in code the assistant runs: the model reads it in the run's result and can write code that needs none. */
+export const ASSISTANT_INPUT =
+  'input() is not available in code the assistant runs: no person is at the keyboard. ' +
+  'Write code that needs no input: take the values from the question, the files or the session variables.';
+
 export type AssistantEngine = Pick<
   SessionManager,
   'history' | 'settingsStore' | 'run' | 'stop' | 'writeFile' | 'listFiles' | 'listVariables' | 'getSessionVars' | 'getSettings'
@@ -381,10 +386,15 @@ class RoundLoop {
     let result: RunResult;
     this.setRunning(true);
     try {
-      result = await this.engine.run(this.sessionId, card.code, (e) => {
-        output.add(e);
-        this.emit({ ...e, block });
-      });
+      result = await this.engine.run(
+        this.sessionId,
+        card.code,
+        (e) => {
+          output.add(e);
+          this.emit({ ...e, block });
+        },
+        { noInput: ASSISTANT_INPUT },
+      );
     } finally {
       this.setRunning(false);
     }

@@ -2,7 +2,9 @@ import * as Comlink from 'comlink';
 import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
-import type { Limits, RunEvent, RunResult, SessionWorkerApi, StartProgress, StartReport } from '../worker-api';
+import type { InputAnswer } from '../stdin-protocol';
+import type { InputRequest, Limits, RunEvent, RunOptions, RunResult, SessionWorkerApi, StartProgress, StartReport, WorkerRunEvent } from '../worker-api';
+import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
 
@@ -25,6 +27,8 @@ export interface HostEnv {
   wasm?: (watch: (progress: FetchProgress) => void) => Promise<WebAssembly.Module | undefined>;
   /** Hears each start that succeeded (the page keeps or makes its start snapshot then). */
   afterStart?: (report: StartReport) => void;
+  /** Hears a run ask the person for a line, and null once it was answered or the run ended. */
+  onInput?: (request: InputRequest | null) => void;
 }
 
 /** Why a worker was ended under a pending call. */
@@ -73,10 +77,20 @@ interface LiveWorker {
   interrupt?: Uint8Array;
   /** Whether its start answered: its connection to storage is open by then (or it has none), and ending the worker closes it. */
   startAnswered: boolean;
+  /** How the worker waits for the person's lines (input()); chosen with the worker, once the page's service worker had its chance to control it. */
+  input: PageInput | null;
 }
 
 /** A live worker whose start succeeded: it exists. */
-type StartedWorker = LiveWorker & { worker: Worker; api: Comlink.Remote<SessionWorkerApi> };
+type StartedWorker = LiveWorker & { worker: Worker; api: Comlink.Remote<SessionWorkerApi>; input: PageInput };
+
+/** A run's request for a line, while the person has not answered it. */
+interface PendingInput {
+  request: InputRequest;
+  live: StartedWorker;
+  /** The run's time limit does not count the time a person takes to answer. */
+  resumeClock: () => void;
+}
 
 /**
  * Owns one session's worker: starts it on first use, serializes its runs and file
@@ -92,6 +106,8 @@ export class SessionHost {
   private stopCause: 'stopped' | 'timeout' | null = null;
   /** The current start's latest step, while one is under way. */
   progress: StartProgress | null = null;
+  /** The current run's request for a line, until the person answers it or the run ends. */
+  private waiting: PendingInput | null = null;
 
   constructor(
     readonly sessionId: string | null,
@@ -125,7 +141,7 @@ export class SessionHost {
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
     const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
-    const live: LiveWorker = { worker: null, api: null, killed, kill, interrupt, started: Promise.resolve(null as never), startAnswered: this.sessionId === null };
+    const live: LiveWorker = { worker: null, api: null, input: null, killed, kill, interrupt, started: Promise.resolve(null as never), startAnswered: this.sessionId === null };
     this.live = live;
     this.setState('starting');
     live.started = Promise.race([this.launch(live), killed]).then(
@@ -159,8 +175,10 @@ export class SessionHost {
       return live.killed;
     }
     const api = Comlink.wrap<SessionWorkerApi>(worker);
+    const input = openInputChannel();
     live.worker = worker;
     live.api = api;
+    live.input = input;
     worker.addEventListener('error', (event) => {
       event.preventDefault();
       if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
@@ -173,6 +191,7 @@ export class SessionHost {
         indexURL: this.env.indexURL,
         dbName: this.env.dbName,
         interruptBuffer: live.interrupt,
+        input: input.offer,
         packageIndexURL: this.env.packageIndexURL?.(),
       },
       Comlink.proxy(progress),
@@ -210,16 +229,25 @@ export class SessionHost {
     sessionVars: Record<string, string>,
     onEvent?: (event: RunEvent) => void,
     timeoutMs = 0,
+    options: RunOptions = {},
   ): Promise<RunResult> {
     const t0 = performance.now();
     return this.enqueue(async (live) => {
       this.running++;
       this.setState('running');
       if (live.interrupt) live.interrupt[0] = 0;
-      const timer = timeoutMs > 0 ? setTimeout(() => void this.stop('timeout'), timeoutMs) : undefined;
+      const clock = runClock(timeoutMs, () => void this.stop('timeout'));
+      const events = (event: WorkerRunEvent) => {
+        if (event.type !== 'input') onEvent?.(event);
+        else if (this.live === live) {
+          clock.pause();
+          this.setWaiting({ request: event.request, live, resumeClock: clock.resume });
+        }
+      };
+      // No listener and no person to ask, no event channel: a run's events then stay in the worker.
+      const asks = !options.noInput && live.input.offer.kind !== 'none';
       try {
-        // No listener, no event channel: a run's events then stay in the worker.
-        const result = await live.api.run(code, onEvent && Comlink.proxy(onEvent), sessionVars, this.env.limits());
+        const result = await live.api.run(code, onEvent || asks ? Comlink.proxy(events) : undefined, sessionVars, this.env.limits(), options);
         if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
           result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
         }
@@ -231,7 +259,8 @@ export class SessionHost {
         if (this.live === live) this.terminate(crash);
         throw crash;
       } finally {
-        clearTimeout(timer);
+        clock.pause();
+        if (this.waiting?.live === live) this.setWaiting(null);
         this.stopCause = null;
         this.running--;
         if (this.live === live) this.setState(this.running ? 'running' : 'ready');
@@ -268,6 +297,32 @@ export class SessionHost {
     };
   }
 
+  private setWaiting(pending: PendingInput | null): void {
+    this.waiting = pending;
+    this.env.onInput?.(pending?.request ?? null);
+  }
+
+  /** The line the current run waits for, if it waits for one. */
+  get pendingInput(): InputRequest | null {
+    return this.waiting?.request ?? null;
+  }
+
+  /**
+   * Answers the run's request for a line (`line` null: the end of input, as Ctrl+D in a
+   * terminal). Throws when that request is not the one waiting: an answer never reaches
+   * another request than the one it was typed for.
+   */
+  answerInput(requestId: string, line: string | null): void {
+    const pending = this.waiting;
+    if (!pending || pending.request.id !== requestId || this.live !== pending.live) {
+      throw new Error('That request for input is no longer waiting: the run ended or already has its answer.');
+    }
+    const answer: InputAnswer = line === null ? { kind: 'eof' } : { kind: 'line', text: line };
+    pending.live.input.answer(requestId, answer);
+    this.setWaiting(null);
+    pending.resumeClock();
+  }
+
   /** Any other worker call, queued behind runs. */
   call<T>(task: (api: Comlink.Remote<SessionWorkerApi>) => Promise<T>): Promise<T> {
     return this.enqueue((live) => task(live.api));
@@ -290,8 +345,11 @@ export class SessionHost {
     const live = this.live;
     if (!live || this.running === 0) return 'idle';
     this.stopCause = cause;
-    if (live.interrupt) {
-      live.interrupt[0] = 2; // SIGINT
+    const cancelled = this.cancelInput(live);
+    if (live.interrupt || cancelled) {
+      if (live.interrupt) live.interrupt[0] = 2; // SIGINT
+      // A worker blocked waiting for a line sees the interrupt when woken.
+      live.input?.wake();
       const settled = await Promise.race([
         this.tail.then(() => true),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.env.interruptGraceMs ?? INTERRUPT_GRACE_MS)),
@@ -303,6 +361,20 @@ export class SessionHost {
       cause === 'timeout' ? 'The run hit the time limit.' : 'The run was stopped; the session restarted from its last saved state.';
     this.terminate(new WorkerTerminatedError(cause, message));
     return 'restarted';
+  }
+
+  /** Tells a run waiting for a line that it was stopped (Python raises KeyboardInterrupt); false if none waits. */
+  private cancelInput(live: LiveWorker): boolean {
+    const pending = this.waiting;
+    if (!pending || pending.live !== live) return false;
+    this.setWaiting(null);
+    try {
+      pending.live.input.answer(pending.request.id, { kind: 'cancelled' });
+      return true;
+    } catch {
+      // The answer cannot reach the worker: the stop restarts it instead.
+      return false;
+    }
   }
 
   /**
@@ -318,6 +390,7 @@ export class SessionHost {
     // The killed call's own `finally` never runs: its Comlink promise never settles.
     this.running = 0;
     this.stopCause = null;
+    if (this.waiting?.live === live) this.setWaiting(null);
     this.setState('asleep');
     return endWorker(live);
   }
@@ -359,6 +432,29 @@ async function endWorker(live: LiveWorker): Promise<void> {
  * machine under a full test suite's load for a loop that did honour the interrupt.
  */
 const INTERRUPT_GRACE_MS = 3000;
+
+/**
+ * A run's time limit that can pause: the time a person takes to answer input() is not the
+ * run's. Without a limit it does nothing.
+ */
+function runClock(limitMs: number, expire: () => void): { pause: () => void; resume: () => void } {
+  let left = limitMs;
+  let since = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const resume = () => {
+    if (limitMs <= 0 || timer !== undefined) return;
+    since = performance.now();
+    timer = setTimeout(expire, Math.max(0, left));
+  };
+  const pause = () => {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
+    left -= performance.now() - since;
+  };
+  resume();
+  return { pause, resume };
+}
 
 /** Sends what the page has (undefined if it has nothing, or getting it failed) once it is there. */
 function handOver<T>(value: Promise<T | undefined> | undefined, send: (value: T | undefined) => Promise<void>): void {

@@ -4,7 +4,7 @@ import { addSession, deleteSessionData, getSession, listSessionRecords, newSessi
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { RunEvent, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { InputRequest, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
 import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -45,6 +45,8 @@ const MAX_NAME = 100;
 const BROADCAST_MS = 30;
 const MAX_VAR_NAME = 100;
 const MAX_VAR_VALUE = 64 * 1024;
+/** What input() raises in a stateless run: nothing on the page shows it, so nobody can answer. */
+const STATELESS_INPUT = 'input() is not available in a stateless run: nobody can answer it. Run the code in a session to be asked.';
 
 function cleanSessionName(name: string): string {
   const trimmed = String(name ?? '').trim();
@@ -82,6 +84,7 @@ export class SessionManager {
   private readonly pool = new WorkerPool(() => this.settings.maxLiveWorkers, () => this.hosts.values());
   private readonly listeners = new Set<(change: Change) => void>();
   private readonly progressListeners = new Set<(sessionId: string, progress: StartProgress | null) => void>();
+  private readonly inputListeners = new Set<(sessionId: string, request: InputRequest | null) => void>();
   private readonly locks: SessionLocks;
   /**
    * Session variables as this tab last read or wrote them, by session id, so a run need not
@@ -168,6 +171,39 @@ export class SessionManager {
   subscribeProgress(listener: (sessionId: string, progress: StartProgress | null) => void): () => void {
     this.progressListeners.add(listener);
     return () => this.progressListeners.delete(listener);
+  }
+
+  /**
+   * The line the session's run waits for (its `input()`, `getpass` or `sys.stdin` read), or
+   * null. Requests are this tab's own and are not broadcast.
+   *
+   * @example const request = pytabs.pendingInput(id); if (request) pytabs.answerInput(id, request.id, 'Ada');
+   */
+  pendingInput(sessionId: string): InputRequest | null {
+    return this.hosts.get(sessionId)?.pendingInput ?? null;
+  }
+
+  /**
+   * Hears each request for a line a run of a session makes, and null once it was answered or
+   * the run ended.
+   *
+   * @example const stop = pytabs.subscribeInput((id, request) => request && console.log(id, 'waits for a line'));
+   */
+  subscribeInput(listener: (sessionId: string, request: InputRequest | null) => void): () => void {
+    this.inputListeners.add(listener);
+    return () => this.inputListeners.delete(listener);
+  }
+
+  /**
+   * Answers the session's waiting request for a line; `line` null ends the input (as Ctrl+D
+   * in a terminal). Throws when `requestId` is not the request that waits.
+   *
+   * @example pytabs.answerInput(id, pytabs.pendingInput(id)!.id, 'Ada');
+   */
+  answerInput(sessionId: string, requestId: string, line: string | null): void {
+    const host = this.hosts.get(sessionId);
+    if (!host) throw new Error('That session is not running here.');
+    host.answerInput(requestId, line);
   }
 
   /**
@@ -262,6 +298,9 @@ export class SessionManager {
         onState: (state) => this.notify({ sessionId, parts: state === 'asleep' ? ['state', 'record'] : ['state'] }),
         onProgress: (progress) => {
           for (const listener of this.progressListeners) listener(sessionId, progress);
+        },
+        onInput: (request) => {
+          for (const listener of this.inputListeners) listener(sessionId, request);
         },
       });
       this.hosts.set(sessionId, host);
@@ -381,17 +420,19 @@ export class SessionManager {
 
   /**
    * Runs Python in the session, after whatever it is running; output streams to `onEvent`,
-   * and what the run changed is saved before the result comes back.
+   * and what the run changed is saved before the result comes back. A run that reads input
+   * waits for `answerInput` (see `pendingInput`), unless `options.noInput` says why nobody
+   * can answer (input() then raises EOFError with that text).
    *
    * @example const r = await pytabs.run(id, 'x = 41\nx + 1'); r.result?.['text/plain']; // '42'
    */
-  async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+  async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void, options?: RunOptions): Promise<RunResult> {
     const vars = this.sessionVars.get(sessionId) ?? (await this.requireSession(sessionId)).vars;
     await this.ensureOwned(sessionId);
     this.sessionVars.set(sessionId, vars);
     let result: RunResult | undefined;
     try {
-      result = await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000));
+      result = await this.pool.use(this.host(sessionId), (h) => h.run(code, vars, onEvent, this.settings.runTimeoutSeconds * 1000, options));
       this.runCounts.add(sessionId, result.uncounted ?? 0);
       return result;
     } finally {
@@ -412,7 +453,7 @@ export class SessionManager {
     this.ensureOpen();
     const host = new SessionHost(null, this.workerEnv());
     try {
-      return await host.run(code, {}, onEvent);
+      return await host.run(code, {}, onEvent, 0, { noInput: STATELESS_INPUT });
     } finally {
       host.terminate();
     }

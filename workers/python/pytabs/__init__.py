@@ -2,6 +2,6 @@
 
 ``runtime.Runtime`` is the entry point; the other modules are its parts:
 ``executor`` runs cells, ``display`` turns values into MIME bundles,
-``replay`` picks the statements a restore re-runs, and ``state`` keeps the
-namespace in step with storage.
+``replay`` picks the statements a restore re-runs, ``state`` keeps the
+namespace in step with storage, and ``stdin`` makes ``input()`` ask the person.
 """

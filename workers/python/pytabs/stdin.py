@@ -1,0 +1,124 @@
+"""Standard input that waits for the person: ``input()``, ``sys.stdin.readline()`` and ``getpass``.
+
+The worker asks the page for each line through a function it installs after
+Python started (the start snapshot must hold no JS object, so nothing here
+imports ``js``). CPython's ``input()`` sees a stream without a file
+descriptor, so it takes its plain path: it writes the prompt to
+``sys.stdout``, flushes it and calls ``sys.stdin.readline()``.
+"""
+
+from __future__ import annotations
+
+import getpass
+import io
+import sys
+from collections.abc import Callable
+from typing import Protocol
+
+
+class Answer(Protocol):
+    """What the page answered to one request for a line.
+
+    ``kind`` is ``'line'`` (``text`` holds it, without its newline), ``'eof'``
+    (the person ended the input), ``'cancelled'`` (the run was stopped while it
+    waited) or ``'refused'`` (nobody can answer here; ``text`` says why).
+    """
+
+    kind: str
+    text: str
+
+
+Ask = Callable[[bool], Answer]
+
+
+class PersonStdin(io.TextIOBase):
+    """``sys.stdin`` for a session: each line is asked of the person when a read needs it."""
+
+    def __init__(self, ask: Ask) -> None:
+        super().__init__()
+        self._ask = ask
+        self._pending = ''
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return 'utf-8'
+
+    @property
+    def name(self) -> str:
+        return '<stdin>'
+
+    def readable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        # Raising keeps input() off its terminal path, which would read file descriptor 0.
+        raise io.UnsupportedOperation('stdin has no file descriptor here: each line is asked of the person')
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        if size == 0:
+            return ''
+        if not self._pending:
+            # Each read past the end asks again, as a terminal does after Ctrl+D.
+            line = _line(self._ask(False))
+            if line is None:
+                return ''
+            # A transcript reads "Your name? Ada", as in a terminal where the typing shows.
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            self._pending = line
+        if size is None or size < 0:
+            size = len(self._pending)
+        taken, self._pending = self._pending[:size], self._pending[size:]
+        return taken
+
+    def read(self, size: int | None = -1) -> str:
+        if size is not None and size >= 0:
+            return self.readline(size)
+        parts = []
+        while line := self.readline():
+            parts.append(line)
+        return ''.join(parts)
+
+    def readlines(self, hint: int = -1) -> list[str]:  # type: ignore[override]
+        return list(self)
+
+    def __next__(self) -> str:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+
+def _line(answer: Answer) -> str | None:
+    """The answer's text with its newline, None at the end of input; raises for a stop or a refusal."""
+    if answer.kind == 'line':
+        return str(answer.text) + '\n'
+    if answer.kind == 'eof':
+        return None
+    if answer.kind == 'cancelled':
+        raise KeyboardInterrupt
+    raise EOFError(str(answer.text))
+
+
+def _getpass_with(ask: Ask) -> Callable[..., str]:
+    def ask_password(prompt: str = 'Password: ', stream: object = None) -> str:
+        """Asks for a line in a masked field; the answer is never written to the output."""
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        line = _line(ask(True))
+        # The person's Enter ends the line, as in a terminal that does not echo.
+        sys.stdout.write('\n')
+        if line is None:
+            raise EOFError
+        return line[:-1]
+
+    return ask_password
+
+
+def install(ask: Ask) -> None:
+    """Makes ``sys.stdin`` and ``getpass.getpass`` ask the person through ``ask(password)``."""
+    sys.stdin = PersonStdin(ask)
+    getpass.getpass = _getpass_with(ask)
