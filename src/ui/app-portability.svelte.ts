@@ -1,6 +1,7 @@
 import type { SessionManager } from '../lib';
 import { fetchPrepared, importSession, openPrepared, preparedLinkTarget, type ImportResult } from '../lib';
-import type { AppState } from './app-state.svelte';
+import type { Reporter } from './reporter';
+import type { SessionPortability } from './session-portability.svelte';
 
 /** A prepared session's link waiting for the person's Open or Cancel. */
 export interface PreparedAsk {
@@ -10,6 +11,16 @@ export interface PreparedAsk {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * What this needs of the page's state. AppState owns an AppPortability and imports this
+ * module; this module names only this shape, so the dependency runs one way.
+ */
+export interface PortabilityHost extends Reporter {
+  refresh(): Promise<void>;
+  select(id: string): void;
+  viewOf(id: string): { readonly portable: Pick<SessionPortability, 'imported'> } | null;
 }
 
 /**
@@ -24,7 +35,7 @@ export class AppPortability {
   opening = $state(false);
 
   constructor(
-    private readonly app: AppState,
+    private readonly app: PortabilityHost,
     private readonly manager: SessionManager,
   ) {}
 

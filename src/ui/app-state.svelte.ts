@@ -1,6 +1,7 @@
 import { SvelteMap } from 'svelte/reactivity';
 import { ChangeSet, type Change, type SessionInfo, type SessionManager } from '../lib';
-import { SessionView, type Reporter } from './session-view.svelte';
+import { SessionView } from './session-view.svelte';
+import type { Reporter } from './reporter';
 import { AppPortability } from './app-portability.svelte';
 
 export interface Notice {

@@ -9,8 +9,23 @@ import {
   type HeldSummary,
   type ImportResult,
 } from '../lib';
-import type { Reporter, SessionView } from './session-view.svelte';
+import type { Round } from '../lib/chat';
+import type { Reporter } from './reporter';
 import { saveFile } from './save-file';
+
+/**
+ * What this needs of its session's view model. The view model owns a SessionPortability and
+ * imports this module; this module names only this shape, so the dependency runs one way.
+ */
+export interface PortableView {
+  readonly id: string;
+  readonly info: { readonly name: string };
+  readonly shownRounds: readonly Round[];
+  refresh(): Promise<void>;
+  loadHistory(): Promise<void>;
+  start(): Promise<void>;
+  send(text: string, options: { composer: boolean }): Promise<void>;
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -32,7 +47,7 @@ export class SessionPortability {
   acting = $state(false);
 
   constructor(
-    private readonly view: SessionView,
+    private readonly view: PortableView,
     private readonly manager: SessionManager,
     private readonly report: Reporter,
   ) {}
