@@ -1,6 +1,7 @@
 import { test, expect, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { deflateSync } from 'fflate';
+import { randomBytes } from 'node:crypto';
 import { choose, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
 
 // A shared link as people use it: made by Share in one browser, opened in a fresh profile
@@ -59,6 +60,23 @@ test('Share shows a link to copy, what it carries and its size', async ({ page, 
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toBeHidden();
+});
+
+test('a session too big for a link gets no link, is told so, and is offered Export session', async ({ page }) => {
+  await openApp(page);
+  // Random text barely compresses: 40,000 characters of it make a link far over the limit.
+  const noise = randomBytes(30_000).toString('base64');
+  await choose(page, 'Upload files', [{ name: 'big.txt', text: noise }]);
+  await expect(region(page, 'Files')).toContainText('big.txt');
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Share a link' });
+  await expect(dialog.getByRole('alert')).toContainText('"Session 1" is too big for a link');
+  await expect(dialog.getByRole('alert')).toContainText('a link carries at most 16,384');
+  await expect(dialog).toContainText('#/open?from=<address of the file>');
+  await expect(dialog.getByRole('textbox')).toHaveCount(0);
+  const download = page.waitForEvent('download');
+  await dialog.getByRole('button', { name: 'Export session' }).click();
+  expect((await download).suggestedFilename()).toBe('Session 1.pytabs.zip');
 });
 
 test('a fresh browser shows the link read-only and runs nothing; Open as a new session, Run all, the files are there; opened again it asks', async ({ browser }) => {

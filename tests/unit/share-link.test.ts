@@ -95,6 +95,7 @@ describe('encodeShare and decodeShare', () => {
     ['contents that are not JSON', () => craft(null, { raw: deflateSync(bytes('{"cells": [')) }), /not valid JSON/],
     ['contents that are not UTF-8', () => craft(null, { raw: deflateSync(new Uint8Array([0xff, 0xfe, 0x00])) }), /not UTF-8/],
     ['cells that are not a list', () => craft({ name: 'x', cells: 'print(1)' }), /"cells" must be a list/],
+    ['too many cells', () => craft({ name: 'x', cells: Array(1001).fill('1') }), /"cells" has 1001 items; at most 1000/],
     ['a cell that is not text', () => craft({ name: 'x', cells: [{ code: 1 }] }), /cell 1 must be text/i],
     ['a file path with ..', () => craft({ name: 'x', cells: [], files: [{ path: '../../evil.txt', text: 'x' }] }), /would leave the workspace/],
     ['an absolute file path', () => craft({ name: 'x', cells: [], files: [{ path: '/etc/passwd', text: 'x' }] }), /absolute path/],

@@ -102,7 +102,7 @@ function inflateCapped(data: Uint8Array, max: number): Uint8Array {
 }
 
 function checkSession(value: unknown): SharedSession {
-  const root = record(value, 'Its contents');
+  const root = record(value, 'Its data');
   // eslint-disable-next-line no-control-regex
   const name = text(root.name ?? '', 'Its "name"', 1000).replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 100).trim() || 'Shared session';
   const cells = list(root.cells, 'Its "cells"', MAX_SHARED_CELLS).map((cell, i) => text(cell, `Cell ${i + 1}`, MAX_MESSAGE_CHARS));
@@ -142,7 +142,7 @@ export async function decodeShare(hash: string): Promise<OpenedShare | null> {
     const data = params.get('z');
     if (!data) throw new ImportError('it carries no session (it needs "z=<data>").');
     const json = inflateCapped(fromBase64Url(data), MAX_SHARED_BYTES);
-    const session = checkSession(parseJson(json, 'Its contents'));
+    const session = checkSession(parseJson(json, 'Its data'));
     return { session, key: await digest(json) };
   } catch (error) {
     if (error instanceof ImportError) throw new ImportError(`Cannot open this shared link: ${lowerFirst(error.message)}`);
