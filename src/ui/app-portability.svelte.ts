@@ -1,6 +1,18 @@
 import type { SessionManager } from '../lib';
-import { fetchPrepared, importSession, openPrepared, preparedLinkTarget, type ImportResult } from '../lib';
-import type { AppState } from './app-state.svelte';
+import {
+  decodeShare,
+  fetchPrepared,
+  importSession,
+  isShareLink,
+  openPrepared,
+  openShared,
+  preparedLinkTarget,
+  sessionFromShare,
+  type ImportResult,
+  type OpenedShare,
+} from '../lib';
+import type { Reporter } from './reporter';
+import type { SessionPortability } from './session-portability.svelte';
 
 /** A prepared session's link waiting for the person's Open or Cancel. */
 export interface PreparedAsk {
@@ -8,23 +20,43 @@ export interface PreparedAsk {
   host: string;
 }
 
+/** A shared link, read and checked, shown read-only until the person opens it or not. */
+export interface SharedAsk {
+  opened: OpenedShare;
+  /** The session this link made earlier in this browser, if it is still here. */
+  made: { id: string; name: string } | null;
+}
+
+/**
+ * What this needs of the page's state. AppState owns an AppPortability and imports this
+ * module; this module names only this shape, so the dependency runs one way.
+ */
+export interface PortabilityHost extends Reporter {
+  refresh(): Promise<void>;
+  select(id: string): void;
+  viewOf(id: string): { readonly portable: Pick<SessionPortability, 'imported'> } | null;
+}
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
- * Sessions as files at the page's level: Import session (button or drop) and a prepared
- * session's link (Download all my work and Erase all data are in Settings' DataSection).
+ * Sessions as files at the page's level: Import session (button or drop), a prepared
+ * session's link and a shared link (Download all my work and Erase all data are in Settings'
+ * DataSection).
  * Each new session is opened by its own id; what the import says goes to that session's view.
  */
 export class AppPortability {
   /** The link being asked about, shown in a dialog. */
   prepared = $state.raw<PreparedAsk | null>(null);
-  /** Fetching and importing the link's file. */
+  /** Fetching and importing the link's file, or writing a shared link's session. */
   opening = $state(false);
+  /** The shared link being shown, in a dialog. */
+  shared = $state.raw<SharedAsk | null>(null);
 
   constructor(
-    private readonly app: AppState,
+    private readonly app: PortabilityHost,
     private readonly manager: SessionManager,
   ) {}
 
@@ -53,8 +85,12 @@ export class AppPortability {
     }
   }
 
-  /** Reads a `#/open?from=<URL>` address before the router replaces it, to ask the person about it. */
+  /** Reads a `#/open?from=<URL>` or `#/share?…` address before the router replaces it, to ask the person about it. */
   readLink(hash: string): void {
+    if (isShareLink(hash)) {
+      void this.readShare(hash);
+      return;
+    }
     try {
       const url = preparedLinkTarget(hash, document.baseURI);
       if (url) this.prepared = { url, host: new URL(url).host };
@@ -80,6 +116,42 @@ export class AppPortability {
     } finally {
       this.opening = false;
       this.prepared = null;
+    }
+  }
+
+  /** A shared link is read whole and checked before it is shown; a bad one is said, and nothing is written. */
+  private async readShare(hash: string): Promise<void> {
+    try {
+      const opened = (await decodeShare(hash))!;
+      this.shared = { opened, made: await sessionFromShare(this.manager, opened.key) };
+    } catch (error) {
+      this.app.notify(error);
+    }
+  }
+
+  closeShared(): void {
+    this.shared = null;
+  }
+
+  /** Go to the session the link made before, instead of making another. */
+  goToShared(): void {
+    const made = this.shared?.made;
+    this.shared = null;
+    if (made) this.app.select(made.id);
+  }
+
+  /** Open as a new session (or another copy): the files and the cells, not run; Run all runs them. */
+  async openShared(): Promise<void> {
+    const ask = this.shared;
+    if (!ask || this.opening) return;
+    this.opening = true;
+    try {
+      await this.opened(await openShared(this.manager, ask.opened));
+    } catch (error) {
+      this.app.notify(error);
+    } finally {
+      this.opening = false;
+      this.shared = null;
     }
   }
 }

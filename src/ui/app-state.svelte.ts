@@ -1,6 +1,7 @@
 import { SvelteMap } from 'svelte/reactivity';
-import { ChangeSet, type Change, type SessionInfo, type SessionManager } from '../lib';
-import { SessionView, type Reporter } from './session-view.svelte';
+import { ChangeSet, isShareLink, type Change, type SessionInfo, type SessionManager } from '../lib';
+import { SessionView } from './session-view.svelte';
+import type { Reporter } from './reporter';
 import { AppPortability } from './app-portability.svelte';
 
 export interface Notice {
@@ -182,8 +183,9 @@ export class AppState implements Reporter {
     this.sessions = await this.manager.listSessions();
     const cleaned = this.manager.lastCleanup;
     if (cleaned.deleted.length) this.inform(`${cleaned.deleted.length} unused session(s) were deleted by the cleanup policy (see Settings).`);
-    // A first visit opens straight into a session, ready to type in.
-    if (!this.sessions.length) {
+    // A first visit opens straight into a session, ready to type in; one by a shared link makes
+    // nothing until the person opens what the link carries.
+    if (!this.sessions.length && !isShareLink(location.hash)) {
       await this.manager.createSession();
       this.sessions = await this.manager.listSessions();
     }

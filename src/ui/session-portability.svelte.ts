@@ -6,11 +6,29 @@ import {
   heldState,
   resetToOriginal,
   sessionOrigin,
+  shareSession,
   type HeldSummary,
+  type ImportKind,
   type ImportResult,
+  type ShareOffer,
 } from '../lib';
-import type { Reporter, SessionView } from './session-view.svelte';
+import type { Round } from '../lib/chat';
+import type { Reporter } from './reporter';
 import { saveFile } from './save-file';
+
+/**
+ * What this needs of its session's view model. The view model owns a SessionPortability and
+ * imports this module; this module names only this shape, so the dependency runs one way.
+ */
+export interface PortableView {
+  readonly id: string;
+  readonly info: { readonly name: string };
+  readonly shownRounds: readonly Round[];
+  refresh(): Promise<void>;
+  loadHistory(): Promise<void>;
+  start(): Promise<void>;
+  send(text: string, options: { composer: boolean }): Promise<void>;
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -18,7 +36,8 @@ function message(error: unknown): string {
 
 /**
  * What one session shows of sessions as files: saved variables held for the person's yes,
- * the link it was opened from, the cells of an imported notebook that "Run all" sends.
+ * the link it was opened from, the cells of an imported notebook or shared link that "Run
+ * all" sends, and Share.
  * One per SessionView, so every answer lands in the session it was asked for.
  */
 export class SessionPortability {
@@ -26,13 +45,15 @@ export class SessionPortability {
   held = $state.raw<HeldSummary | null>(null);
   /** The address a session opened by link came from (it can be reset to that file). */
   origin = $state.raw<{ url: string; name: string } | null>(null);
-  /** An imported notebook's messages, until Run all sends them (kept in this page only). */
+  /** An imported notebook's or shared link's messages, until Run all sends them (kept in this page only). */
   runAll = $state.raw<string[]>([]);
+  /** Where those messages came from, to name it. */
+  runAllFrom = $state<ImportKind>('notebook');
   /** Set while Load, Discard, Run all or Reset is under way, so the buttons cannot run it twice. */
   acting = $state(false);
 
   constructor(
-    private readonly view: SessionView,
+    private readonly view: PortableView,
     private readonly manager: SessionManager,
     private readonly report: Reporter,
   ) {}
@@ -47,7 +68,18 @@ export class SessionPortability {
   /** What an import (or a reset) returned: Run all for a notebook, its held state. */
   imported(result: ImportResult): void {
     this.runAll = result.runAll;
+    this.runAllFrom = result.kind;
     this.held = result.held;
+  }
+
+  /** Share: a link carrying this session's code and text files, or why there is none. */
+  async share(): Promise<ShareOffer | null> {
+    try {
+      return await shareSession(this.manager, this.view.id, location.href);
+    } catch (error) {
+      this.report.notify(new Error(`Could not make a link to ${this.view.info.name}: ${message(error)}`));
+      return null;
+    }
   }
 
   /** Export session: `<name>.pytabs.zip`, from the session's last saved state. */

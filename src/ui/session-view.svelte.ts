@@ -3,14 +3,9 @@ import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
+import type { Reporter } from './reporter';
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
-
-/** Where the page reports what went wrong, and what went right. */
-export interface Reporter {
-  notify(error: unknown): void;
-  inform(text: string): void;
-}
 
 /** An open file preview: the bytes it was made from, so an image can be shown from them. */
 export interface ShownPreview {

@@ -202,6 +202,47 @@ test('Export session, then Import session in a fresh profile: files and history 
   }
 });
 
+test('Share makes a link; a fresh profile opens it read-only, runs nothing until Open as a new session and Run all, and asks when it is opened again', async ({ person, host, newProfile }) => {
+  await person.open(host.url);
+  await person.choose('Upload files', [{ name: 'data.csv', data: 'x\n1\n2\n3\n' }]);
+  await person.find({ role: 'button', name: 'Preview data.csv' });
+  await person.send(SUM_CODE);
+  await person.expectText(person.reply(1), 'total: 6', FIRST_RUN);
+  await person.click({ role: 'button', name: 'Share' });
+  const shareDialog = { role: 'dialog', name: 'Share a link' };
+  await person.find({ role: 'textbox', name: 'Link to "Session 1"', within: shareDialog });
+  await person.expectText(shareDialog, '1 cell(s) and 1 file(s): data.csv (8 B)');
+  const link = await person.page.evaluate(() => (document.getElementById('share-link-text') as HTMLTextAreaElement).value);
+  expect(link.startsWith(`${host.url}#/share?v=1&z=`)).toBe(true);
+
+  const other = new Person(await (await newProfile()).newPage());
+  try {
+    await other.open(link);
+    const dialog = { role: 'dialog', name: 'Open a shared session?' };
+    await other.expectText(dialog, 'The link carries "Session 1": 1 cell(s) and 1 file(s). Nothing has run');
+    await other.expectText({ role: 'region', name: 'Code in the link', within: dialog }, "print('total:', total)");
+    const sessions = () => other.page.evaluate(() => (window as unknown as { pytabs: { listSessions(): Promise<unknown[]> } }).pytabs.listSessions().then((l) => l.length));
+    expect(await sessions()).toBe(0);
+    await other.click({ role: 'button', name: 'Open as a new session', within: dialog });
+    await other.expectText(other.region('Files'), 'data.csv');
+    await other.expectText(other.reply(1), 'not run here');
+    await other.click({ role: 'button', name: 'Run all', within: other.region('Cells from the link') });
+    await other.expectText(other.reply(2), 'total: 6', FIRST_RUN);
+
+    await other.open(link);
+    await other.expectText(dialog, 'This link already made the session "Session 1" in this browser.');
+    await other.click({ role: 'button', name: 'Go to the session it made', within: dialog });
+    await other.expectGone(dialog);
+    await other.expectText(other.reply(2), 'total: 6');
+    expect(await sessions()).toBe(1);
+  } catch (error) {
+    console.log(`--- the opening profile's page at the failure:\n${await other.page.evaluate(() => document.body.innerText).catch(String)}\n---`);
+    throw error;
+  } finally {
+    await other.dispose();
+  }
+});
+
 test('offline after the first visit: with the host gone the app opens, runs a new session and reopens the old one', async ({ person, host }) => {
   await person.open(host.url);
   await person.send("kept = 'from the first visit'");

@@ -29,7 +29,8 @@ export interface ImportFile {
   data: Uint8Array;
 }
 
-export type ImportKind = 'session' | 'notebook' | 'python';
+/** What a new session was made from; 'shared' is a shared link (share-link.ts). */
+export type ImportKind = 'session' | 'notebook' | 'python' | 'shared';
 
 /** Saved variables of a session that wait for the person's yes before they load. */
 export interface HeldSummary {
@@ -91,11 +92,11 @@ export function sessionNameFromFile(name: string): string {
 }
 
 /**
- * A workspace path from an archive, refused when it could leave the workspace or is not a
+ * A workspace path from an archive or a shared link, refused when it could leave the workspace or is not a
  * name at all ("..", absolute, empty, control characters, too long). Characters uploads may
  * not use but Python may write (`?`, `<`, `\`) are kept, so a session's own files come back.
  */
-function checkArchivePath(raw: string): string {
+export function checkArchivePath(raw: string): string {
   try {
     const path = validateExistingPath(raw);
     if (path.length > MAX_PATH_LENGTH) throw new InvalidPathError(`The name is longer than ${MAX_PATH_LENGTH} characters.`);
@@ -105,6 +106,18 @@ function checkArchivePath(raw: string): string {
   } catch (error) {
     if (error instanceof InvalidPathError) throw new ImportError(`Workspace file "${raw.slice(0, 200)}": ${error.message}`);
     throw error;
+  }
+}
+
+/** A workspace cannot hold "a" as a file and as the folder of "a/b": refuses such a pair. */
+export function refuseFileFolderClash(paths: string[]): void {
+  const all = new Set(paths);
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      if (all.has(folder)) throw new ImportError(`Workspace file "${folder}" is also a folder of "${path}".`);
+    }
   }
 }
 
@@ -153,14 +166,7 @@ async function prepareSession(manager: PortableManager, file: ImportFile, sessio
     if (!name.startsWith(FILES_DIR)) continue;
     files.push({ path: checkArchivePath(name.slice(FILES_DIR.length)), data, modifiedAt: manifest.entries[name].modifiedAt ?? manifest.exportedAt });
   }
-  const paths = new Set(files.map((f) => f.path));
-  for (const { path } of files) {
-    const parts = path.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      const folder = parts.slice(0, i).join('/');
-      if (paths.has(folder)) throw new ImportError(`Workspace file "${folder}" is also a folder of "${path}".`);
-    }
-  }
+  refuseFileFolderClash(files.map((f) => f.path));
   const history = entries.get(HISTORY);
   const rounds = history ? readHistory(history, sessionId, entries) : [];
   const state = readState(entries, { variableBytes: settings.variableLimitBytes, sessionBytes: settings.sessionLimitBytes });

@@ -207,6 +207,20 @@ function outputEvents(outputs: unknown[], what: string): RoundEvent[] {
   return events;
 }
 
+/**
+ * A message brought in from elsewhere (a notebook, a shared link) as history that did not run
+ * here: it shows the outputs `events` carry, and `importedFrom` lets the chat say so.
+ */
+export function importedRound(sessionId: string, seq: number, message: string, events: RoundEvent[], source: string, now: number): Round {
+  const r: Round = { ...newRound(sessionId, seq, message, [], now), importedFrom: source };
+  appendEvent(r, { type: 'round_start', at: now });
+  for (const event of events) appendEvent(r, event);
+  r.state = events.some((e) => e.type === 'exec_error') ? 'failed' : 'finished';
+  r.durationMs = 0;
+  appendEvent(r, { type: 'round_end', durationMs: 0, state: r.state });
+  return r;
+}
+
 export interface NotebookHistory {
   rounds: Round[];
   /** The messages of the rounds that hold code, in order: what "Run all" sends. */
@@ -247,15 +261,7 @@ export function historyFromNotebook(bytes: Uint8Array, sessionId: string, source
     }
   });
   const rounds: Round[] = [];
-  const add = (message: string, events: RoundEvent[]) => {
-    const r: Round = { ...newRound(sessionId, rounds.length + 1, message, [], now), importedFrom: source };
-    appendEvent(r, { type: 'round_start', at: now });
-    for (const event of events) appendEvent(r, event);
-    r.state = events.some((e) => e.type === 'exec_error') ? 'failed' : 'finished';
-    r.durationMs = 0;
-    appendEvent(r, { type: 'round_end', durationMs: 0, state: r.state });
-    rounds.push(r);
-  };
+  const add = (message: string, events: RoundEvent[]) => rounds.push(importedRound(sessionId, rounds.length + 1, message, events, source, now));
   // Prose after the last code cell ends the last message; a notebook of prose only is one message.
   pieces.forEach((p, i) => add(messageFor(p.before, p.code, i === pieces.length - 1 ? prose : []), p.events));
   const runAll = rounds.map((r) => r.message);

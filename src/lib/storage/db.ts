@@ -108,7 +108,18 @@ export interface OriginRecord {
   stateConfirmed: boolean;
 }
 
-export type ImportRecord = HeldStateRecord | OriginRecord;
+/**
+ * The shared link a session was made from, by a digest of its contents: opening the same link
+ * again can offer this session instead of making another. It goes when the session goes.
+ */
+export interface SharedLinkRecord {
+  sessionId: string;
+  kind: 'shared';
+  key: string;
+  openedAt: number;
+}
+
+export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord;
 
 /** The bytes a session's `imports` records hold: the held pickles and the file it was opened from. */
 export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, origin: Pick<OriginRecord, 'data'> | null): number {

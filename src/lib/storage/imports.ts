@@ -9,6 +9,7 @@ import {
   type PyTabsDB,
   type ReplayRecord,
   type SessionRecord,
+  type SharedLinkRecord,
   type VariableRecord,
 } from './db';
 
@@ -24,6 +25,8 @@ export interface SessionContents {
   held: Omit<HeldStateRecord, 'sessionId' | 'kind'> | null;
   /** The prepared file it was opened from by link. */
   origin: Omit<OriginRecord, 'sessionId' | 'kind'> | null;
+  /** The shared link it was made from (written with a new session only; never exported). */
+  shared?: Omit<SharedLinkRecord, 'sessionId' | 'kind'>;
 }
 
 const ALL = ['sessions', ...SESSION_STORES] as const;
@@ -86,6 +89,7 @@ function putContents(tx: WriteTx, record: SessionRecord, contents: SessionConten
   contents.replay.forEach((source, seq) => track(tx.objectStore('replay').put({ sessionId, seq, source })));
   if (contents.held) track(tx.objectStore('imports').put({ ...contents.held, sessionId, kind: 'held' }));
   if (contents.origin) track(tx.objectStore('imports').put({ ...contents.origin, sessionId, kind: 'origin' }));
+  if (contents.shared) track(tx.objectStore('imports').put({ ...contents.shared, sessionId, kind: 'shared' }));
   record.replaySeq = contents.replay.length;
   record.variableCount = contents.variables.length;
   record.importsBytes = importsBytesOf(contents.held, contents.origin ?? keptOrigin);
@@ -227,4 +231,26 @@ export async function countImportsBytes(db: PyTabsDB): Promise<void> {
     await sessions.put(record);
   }
   await tx.done;
+}
+
+/** The session a shared link with this key made, if it is still here (one small read per session). */
+export async function findSharedSession(db: PyTabsDB, key: string): Promise<SessionRecord | null> {
+  const tx = db.transaction(['sessions', 'imports']);
+  const sessions = await tx.objectStore('sessions').getAll();
+  const marks = await Promise.all(sessions.map((s) => tx.objectStore('imports').get([s.id, 'shared'])));
+  const index = marks.findIndex((mark) => mark?.kind === 'shared' && mark.key === key);
+  return index < 0 ? null : sessions[index];
+}
+
+/** What a shared link carries of a session: its history and its files, read in one transaction. */
+export async function readShareable(db: PyTabsDB, sessionId: string): Promise<{ record: SessionRecord; rounds: Round[]; files: { path: string; data: Uint8Array }[] } | null> {
+  const tx = db.transaction(['sessions', 'rounds', 'fileData']);
+  const range = sessionRange(sessionId);
+  const [record, rounds, files] = await Promise.all([
+    tx.objectStore('sessions').get(sessionId),
+    tx.objectStore('rounds').getAll(range) as unknown as Promise<Round[]>,
+    tx.objectStore('fileData').getAll(range),
+    tx.done,
+  ]);
+  return record ? { record, rounds, files: files.map(({ path, data }) => ({ path, data })) } : null;
 }

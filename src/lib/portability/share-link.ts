@@ -1,0 +1,153 @@
+import { Inflate, deflateSync } from 'fflate';
+import { formatBytes } from '../format';
+import { list, parseJson, record, text } from './checks';
+import { ImportError } from './errors';
+import { checkArchivePath, refuseFileFolderClash } from './import';
+import { MAX_MESSAGE_CHARS } from './limits';
+
+/**
+ * A session in a link: `#/share?v=1&z=<base64url of raw DEFLATE of UTF-8 JSON>`. It is in the
+ * fragment, which browsers never send to the host, so the page's host never sees the code.
+ * JSON: `{ "name": string, "cells": string[], "files": [{ "path": string, "text": string }] }`.
+ */
+export const SHARE_ROUTE = '#/share';
+export const SHARE_VERSION = 1;
+
+/**
+ * The longest link Share makes, in characters: mail, chats and course pages keep a link this
+ * long whole, and every browser's address bar takes it (Chromium and Firefox allow far more).
+ */
+export const MAX_SHARE_CHARS = 16 * 1024;
+/** The longest fragment a link may have to be opened: links from elsewhere get some room, never unbounded. */
+export const MAX_FRAGMENT_CHARS = 64 * 1024;
+/** The most a link's contents may unpack to, checked while unpacking (a zip bomb stops here). */
+export const MAX_SHARED_BYTES = 1024 * 1024;
+export const MAX_SHARED_CELLS = 1000;
+export const MAX_SHARED_FILES = 200;
+
+/**
+ * Compressed input goes in slices this big, with the size checked after each: DEFLATE unpacks
+ * at most ~1032 times its input, so no slice can take more than ~0.5 MB past the limit.
+ */
+const SLICE = 512;
+
+export interface SharedFile {
+  path: string;
+  text: string;
+}
+
+/** What a shared link carries: the session's name, its cells as typed in order, its text files. */
+export interface SharedSession {
+  name: string;
+  cells: string[];
+  files: SharedFile[];
+}
+
+/** A link read and checked: its contents and a digest of them, which names the link whatever its compression. */
+export interface OpenedShare {
+  session: SharedSession;
+  key: string;
+}
+
+const utf8 = new TextEncoder();
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = '';
+  // In slices: one call with every byte as an argument overflows the stack on long input.
+  for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(data: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(data) || data.length % 4 === 1) throw new ImportError('its data is damaged (it is not base64url text; was the link cut or changed?).');
+  const binary = atob(data.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (data.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/** The link's fragment for a session, and how many bytes its contents unpack to. */
+export function encodeShare(session: SharedSession): { fragment: string; bytes: number } {
+  const json = utf8.encode(JSON.stringify({ name: session.name, cells: session.cells, files: session.files }));
+  const data = toBase64Url(deflateSync(json, { level: 9 }));
+  return { fragment: `${SHARE_ROUTE}?v=${SHARE_VERSION}&z=${data}`, bytes: json.byteLength };
+}
+
+/** Whether an address's fragment is a shared link (checked or not). */
+export function isShareLink(hash: string): boolean {
+  return hash === SHARE_ROUTE || hash.startsWith(`${SHARE_ROUTE}?`);
+}
+
+/** Unpacks raw DEFLATE data, stopping as soon as the output passes `max`. */
+function inflateCapped(data: Uint8Array, max: number): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const inflate = new Inflate((chunk) => {
+    size += chunk.length;
+    if (size > max) throw new ImportError(`its contents unpack to more than ${formatBytes(max)}, the most a link may carry (a zip bomb?).`);
+    chunks.push(chunk);
+  });
+  try {
+    if (!data.length) inflate.push(data, true);
+    for (let at = 0; at < data.length; at += SLICE) inflate.push(data.subarray(at, at + SLICE), at + SLICE >= data.length);
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    throw new ImportError(`its data is damaged (${(error as Error).message}; was the link cut short?).`);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+function checkSession(value: unknown): SharedSession {
+  const root = record(value, 'Its data');
+  // eslint-disable-next-line no-control-regex
+  const name = text(root.name ?? '', 'Its "name"', 1000).replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 100).trim() || 'Shared session';
+  const cells = list(root.cells, 'Its "cells"', MAX_SHARED_CELLS).map((cell, i) => text(cell, `Cell ${i + 1}`, MAX_MESSAGE_CHARS));
+  const seen = new Set<string>();
+  const files = list(root.files ?? [], 'Its "files"', MAX_SHARED_FILES).map((value, i) => {
+    const file = record(value, `File ${i + 1}`);
+    const path = checkArchivePath(text(file.path, `File ${i + 1}'s "path"`, 1000));
+    if (seen.has(path)) throw new ImportError(`it holds "${path}" twice.`);
+    seen.add(path);
+    return { path, text: text(file.text, `File "${path}"`, MAX_SHARED_BYTES) };
+  });
+  refuseFileFolderClash(files.map((f) => f.path));
+  return { name, cells, files };
+}
+
+async function digest(bytes: Uint8Array): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(hash, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Reads a shared link's fragment; null when the address is not a shared link. A link that is
+ * too long, damaged, of another version, unpacks to too much, or names files that could
+ * leave the workspace throws an ImportError saying which, before anything is written.
+ */
+export async function decodeShare(hash: string): Promise<OpenedShare | null> {
+  if (!isShareLink(hash)) return null;
+  try {
+    if (hash.length > MAX_FRAGMENT_CHARS) throw new ImportError(`it is ${hash.length} characters long; at most ${MAX_FRAGMENT_CHARS} are opened.`);
+    const params = new URLSearchParams(hash.slice(SHARE_ROUTE.length + 1));
+    const version = params.get('v');
+    if (version !== String(SHARE_VERSION)) {
+      throw new ImportError(
+        version === null ? 'it has no version ("v=1").' : `it is version "${version.slice(0, 20)}"; this PyTabs opens version ${SHARE_VERSION} (a newer PyTabs may open it).`,
+      );
+    }
+    const data = params.get('z');
+    if (!data) throw new ImportError('it carries no session (it needs "z=<data>").');
+    const json = inflateCapped(fromBase64Url(data), MAX_SHARED_BYTES);
+    const session = checkSession(parseJson(json, 'Its data'));
+    return { session, key: await digest(json) };
+  } catch (error) {
+    if (error instanceof ImportError) throw new ImportError(`Cannot open this shared link: ${lowerFirst(error.message)}`);
+    throw error;
+  }
+}
+
+const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s);
