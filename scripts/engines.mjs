@@ -190,8 +190,10 @@ async function webkitProfile(server) {
       return {
         click: async () => {
           await onWindow(handle);
-          // WebKitWebDriver refuses a click on an element scrolled out of its container's view.
-          await driver.executeScript('arguments[0].scrollIntoView({ block: "center", inline: "center" })', el);
+          // WebKitWebDriver refuses a click on an element scrolled out of its container's view,
+          // and clicks where the element was: it waits, as a person's eye does, until the
+          // element has stood still for a few frames (a dialog still filling in moves it).
+          await driver.executeAsyncScript(SETTLE, el);
           await el.click();
         },
         type: async (text) => (await onWindow(handle), el.sendKeys(text)),
@@ -221,6 +223,28 @@ async function webkitProfile(server) {
     close: () => driver.quit().catch(() => undefined),
   };
 }
+
+/** Scrolls an element into view and resolves once its box has not moved for three frames (at most 3 s). */
+const SETTLE = `
+  const [el, done] = [arguments[0], arguments[arguments.length - 1]];
+  const boxOf = () => {
+    const r = el.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height].join();
+  };
+  const t0 = performance.now();
+  let last = '';
+  let still = 0;
+  const tick = () => {
+    if (boxOf() === last) still++;
+    else {
+      still = 0;
+      el.scrollIntoView({ block: 'center', inline: 'center' });
+      last = boxOf();
+    }
+    if (still >= 3 || performance.now() - t0 > 3000) done();
+    else requestAnimationFrame(tick);
+  };
+  tick();`;
 
 /** Runs `fn(arg)` (maybe async) in the page and reports its value or its error through WebDriver's async script. */
 const ASYNC_CALL = (fn) => `
