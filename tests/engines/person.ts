@@ -86,7 +86,13 @@ export class Person {
       return this.page.evaluate(TEXTS, target);
     };
     await expect
-      .poll(async () => (await texts()).find((t) => t.includes(part)) ?? (await texts()).join(' | '), { timeout, message: `${describe(target)} to contain ${JSON.stringify(part)}` })
+      .poll(
+        async () => {
+          const all = await texts();
+          return all.find((t) => t.includes(part)) ?? all.join(' | ');
+        },
+        { timeout, message: `${describe(target)} to contain ${JSON.stringify(part)}` },
+      )
       .toContain(part);
   }
 
@@ -198,13 +204,15 @@ const QUERY_ENABLED = (target: Target): Element | null => {
   return el && !el.matches(':disabled') && el.getAttribute('aria-disabled') !== 'true' ? el : null;
 };
 
-const TEXTS = (target: Target): string[] => (window as unknown as Finder).__findAll(target).map((el) => el.textContent ?? '');
-
+/** A control's text as a person reads it: a field's value, else its text. */
 const TEXT = (target: Target): string | null => {
   const el = (window as unknown as Finder).__find(target);
   if (!el) return null;
   return el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : (el.textContent ?? '');
 };
+
+/** The text of every control that matches. */
+const TEXTS = (target: Target): string[] => (window as unknown as Finder).__findAll(target).map((el) => el.textContent ?? '');
 
 const SELECT_ALL = (target: Target): boolean => {
   const el = (window as unknown as Finder).__find(target);
