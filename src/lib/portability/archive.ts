@@ -64,7 +64,7 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
       if (!final) return;
       unfinished.delete(name);
       if (name.endsWith('/') && size === 0) return;
-      entries.set(name, join(chunks, size));
+      entries.set(name, joinChunks(chunks, size));
     };
     file.start();
   });
@@ -80,7 +80,7 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
 }
 
 /** One array that owns its bytes: a view into the archive would make storage keep the whole archive. */
-function join(chunks: Uint8Array[], size: number): Uint8Array {
+export function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1 && chunks[0].byteLength === chunks[0].buffer.byteLength) return chunks[0];
   const out = new Uint8Array(size);
   let at = 0;

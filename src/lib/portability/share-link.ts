@@ -1,5 +1,6 @@
 import { Inflate, deflateSync } from 'fflate';
 import { formatBytes } from '../format';
+import { joinChunks } from './archive';
 import { list, parseJson, record, text } from './checks';
 import { ImportError } from './errors';
 import { checkArchivePath, refuseFileFolderClash } from './import';
@@ -92,13 +93,7 @@ function inflateCapped(data: Uint8Array, max: number): Uint8Array {
     if (error instanceof ImportError) throw error;
     throw new ImportError(`its data is damaged (${(error as Error).message}; was the link cut short?).`);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return joinChunks(chunks, size);
 }
 
 function checkSession(value: unknown): SharedSession {
