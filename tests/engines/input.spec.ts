@@ -8,8 +8,8 @@ import { FIRST_RUN, type Person } from './person';
 const FIELD = { role: 'textbox', name: 'Input for Session 1' };
 
 /** Types the line in the session's input field, as a person would, and presses Enter. */
-async function answer(person: Person, line: string): Promise<void> {
-  const field = await person.find(FIELD);
+async function answer(person: Person, line: string, target = FIELD): Promise<void> {
+  const field = await person.find(target);
   await field.type(line);
   await field.press('Enter');
 }
@@ -65,4 +65,28 @@ test('input() still waits for the person after a reload that came while a run wa
   await answer(person, 'Ada');
   await person.expectText(person.reply(3), 'Your name? Ada');
   await person.expectText(person.reply(3), 'Hello, Ada saved');
+});
+
+test('two sessions wait for input at once; answered in the other order, each gets its own line', async ({ person, host }) => {
+  const second = { role: 'textbox', name: 'Input for Session 2' };
+  await person.open(host.url);
+  await person.send("a = input('Line for one? ')\nprint('one got', a)");
+  await person.find(FIELD, { timeout: FIRST_RUN });
+  await person.click({ role: 'button', name: 'New session' });
+  await person.find({ role: 'heading', name: 'Session 2' });
+  await person.send("b = input('Line for two? ')\nprint('two got', b)");
+  await person.find(second, { timeout: FIRST_RUN });
+  // Session 1 still waits; the second is answered first.
+  await answer(person, 'second', second);
+  await person.expectText(person.reply(1), 'two got second');
+  await person.click({ role: 'tab', name: 'Session 1' });
+  await person.find({ role: 'heading', name: 'Session 1' });
+  await person.expectText(person.reply(1), 'Line for one? ');
+  await answer(person, 'first');
+  await person.expectText(person.reply(1), 'one got first');
+  await person.expectText({ role: 'row', namePrefix: 'a', within: person.region('Variables') }, 'first');
+  await person.click({ role: 'tab', name: 'Session 2' });
+  await person.find({ role: 'heading', name: 'Session 2' });
+  await person.expectText({ role: 'row', namePrefix: 'b', within: person.region('Variables') }, 'second');
+  expect(await person.text(person.reply(1))).not.toContain('first');
 });
