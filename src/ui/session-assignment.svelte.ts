@@ -1,5 +1,6 @@
 import type { SessionManager } from '../lib';
 import {
+  checkStudentName,
   checkWork,
   gradesFiles,
   GradingRun,
@@ -99,6 +100,7 @@ export class SessionAssignmentView {
 
   /** Hand in: checks the work again, then saves `<assignment>-<name>.pytabs.zip`; the session stays as it was. */
   async handIn(name: string): Promise<string> {
+    checkStudentName(name);
     const results = await this.check();
     if (!results) throw new Error('The checks could not run, so nothing was handed in.');
     const file = await handIn(this.manager, this.owner.id, name, results);

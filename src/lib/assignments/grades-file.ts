@@ -3,10 +3,15 @@ import { fileNameFor } from '../portability/export';
 import type { Assignment } from '../portability/assignment-file';
 import type { GradeRow } from './grading';
 
-/** The grades as a table: a header, then one row per hand-in (one column per check, total, time, status, errors). */
+/** Why a hand-in lost points: each failed check's message, in the assignment's order. */
+export function failedMessages(row: GradeRow): string {
+  return row.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.message}`).join('; ');
+}
+
+/** The grades as a table: a header, then one row per hand-in (one column per check, total, time, status, messages, errors). */
 export function gradesTable(assignment: Assignment, rows: GradeRow[]): (string | number)[][] {
   const max = assignment.checks.reduce((sum, c) => sum + c.points, 0);
-  const header = ['Student', 'File', ...assignment.checks.map((c) => `${c.name} (${c.points})`), `Total (${max})`, 'Time (s)', 'Status', 'Errors'];
+  const header = ['Student', 'File', ...assignment.checks.map((c) => `${c.name} (${c.points})`), `Total (${max})`, 'Time (s)', 'Status', 'Messages', 'Errors'];
   const body = rows.map((row) => {
     const earned = new Map(row.results.map((r) => [r.name, r.earned]));
     return [
@@ -16,6 +21,7 @@ export function gradesTable(assignment: Assignment, rows: GradeRow[]): (string |
       row.status === 'graded' || row.status === 'error' ? row.total : '',
       Math.round(row.ms / 100) / 10,
       row.status,
+      failedMessages(row),
       [...row.errors, ...(row.note ? [row.note] : [])].join('; '),
     ];
   });

@@ -3,7 +3,7 @@ import type { Round } from '../chat/types';
 import { ImportError } from '../portability/errors';
 import { parseJson } from '../portability/checks';
 import { readSessionArchive, type ImportFile } from '../portability/import';
-import { readSubmission, scored, SUBMISSION_ENTRY, type Assignment, type CheckResult } from '../portability/assignment-file';
+import { ASSIGNMENT_ENTRY, readAssignment, readSubmission, scored, SUBMISSION_ENTRY, type Assignment, type CheckResult } from '../portability/assignment-file';
 import { MAX_IMPORT_BYTES } from '../portability/limits';
 import { formatBytes } from '../format';
 import { WorkerTerminatedError, type SessionHost } from '../sessions/host';
@@ -142,10 +142,24 @@ export class GradingRun {
     }
     row.student = submission.student;
     row.claimed = submission.results;
-    if (submission.assignment.digest !== this.assignment.digest) row.note = 'Handed in from another version of this assignment; graded with the current checks.';
+    row.note = await this.differs(archive.entries.get(ASSIGNMENT_ENTRY), submission.assignment.digest);
     const codeRounds = archive.rounds.filter((r) => r.kind !== 'ask' && !r.importedFrom);
     row.work = { cells: codeRounds.map((r) => ({ code: r.message, output: shownOutput(r) })), files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })) };
     return { row, files: archive.files, cells: codeRounds.flatMap((r) => splitMessage(r.message).map((b) => b.code)) };
+  }
+
+  /** A note when the hand-in's copy of the assignment is not the teacher's (an earlier version, or changed checks): it is ignored either way. */
+  private async differs(inside: Uint8Array | undefined, claimed: string): Promise<string | undefined> {
+    let copy: string | null = null;
+    try {
+      copy = inside ? (await readAssignment(parseJson(inside, ASSIGNMENT_ENTRY))).digest : null;
+    } catch {
+      // A copy that does not match its own digest was changed by hand.
+    }
+    if (copy === this.assignment.digest && claimed === this.assignment.digest) return undefined;
+    return claimed === this.assignment.digest && copy !== claimed
+      ? 'Its copy of the checks was changed after it was handed out; it was ignored: graded with your checks.'
+      : 'Handed in from another version of this assignment; graded with your current checks.';
   }
 
   private async work(): Promise<void> {
