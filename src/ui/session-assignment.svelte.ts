@@ -33,9 +33,14 @@ export class GradingView {
   rows = $state.raw<GradeRow[]>([]);
   done = $state(0);
   total = $state(0);
-  running = $state(false);
+  /** Grade submissions under way in this run (a second drop may come while the first is graded). */
+  adding = $state(0);
 
   constructor(readonly run: GradingRun) {}
+
+  get running(): boolean {
+    return this.adding > 0;
+  }
 
   heard(): void {
     this.rows = this.run.rows.map((r) => ({ ...r, results: [...r.results], errors: [...r.errors] }));
@@ -123,13 +128,13 @@ export class SessionAssignmentView {
       this.grading = view;
     }
     const read = await Promise.all([...files].map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));
-    view.running = true;
+    view.adding++;
     try {
       await view.run.add(read);
     } catch (error) {
       this.report.notify(error);
     } finally {
-      view.running = false;
+      view.adding--;
       view.heard();
     }
   }

@@ -91,6 +91,19 @@ function asStudent(entries: Record<string, Uint8Array>, student: string): void {
   entries['submission.json'] = strToU8(JSON.stringify(submission));
 }
 
+/** The class: 30 hand-ins made from Bob's, each with the right code and its own data.xlsx under the same name. */
+function classHandIns(): { name: string; data: Uint8Array }[] {
+  return Array.from({ length: 30 }, (_, i) => i + 1).map((k) => {
+    const name = `Student ${String(k).padStart(2, '0')}`;
+    const data = variant(bobHandIn, (e) => {
+      asStudent(e, name);
+      withCode(e, RIGHT);
+      e['files/data.xlsx'] = workbook(studentData(k));
+    });
+    return { name: `Column sums-${name}.pytabs.zip`, data };
+  });
+}
+
 let assignmentFile: Uint8Array;
 let bobHandIn: Uint8Array;
 let teacher: Page;
@@ -176,15 +189,7 @@ test('a student opens it, passes two checks of three, checks without changing a 
 test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, side by side, and downloads the grades', async () => {
   test.setTimeout(600_000);
   const assignment = json(unzipSync(assignmentFile)['assignment.json']);
-  const students = Array.from({ length: 30 }, (_, i) => i + 1).map((k) => {
-    const name = `Student ${String(k).padStart(2, '0')}`;
-    const data = variant(bobHandIn, (e) => {
-      asStudent(e, name);
-      withCode(e, RIGHT);
-      e['files/data.xlsx'] = workbook(studentData(k));
-    });
-    return { name: `Column sums-${name}.pytabs.zip`, data };
-  });
+  const students = classHandIns();
   const loop = variant(bobHandIn, (e) => {
     asStudent(e, 'Loop Larry');
     withCode(e, RIGHT.replace('    return len(rows)', '    while True:\n        pass'));
@@ -290,4 +295,24 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
     expect(String(byName.get('Loop Larry')!.Errors)).toContain('check_rows did not finish in 5 s');
     expect(String(byName.get('other.pytabs.zip')!.Status)).toBe('refused');
   }
+});
+
+test('Stop ends a grading run: the hand-ins being graded and those waiting are marked stopped, the rest keep their grades', async () => {
+  test.setTimeout(300_000);
+  const grading = region(teacher, 'Grading');
+  const progress = grading.getByRole('progressbar', { name: 'Grading progress' });
+  await chooseFiles(teacher, 'Grade submissions', classHandIns());
+  await expect(progress).toHaveAttribute('aria-valuemax', '67');
+  await expect.poll(async () => Number(await progress.getAttribute('aria-valuenow')), { timeout: 120_000 }).toBeGreaterThan(38);
+  await grading.getByRole('button', { name: 'Stop' }).click();
+  await expect(progress).toHaveAttribute('aria-valuenow', '67');
+  await expect(grading.getByRole('button', { name: 'Stop' })).toBeDisabled();
+  const table = grading.getByRole('table', { name: 'Grades' });
+  const stopped = await table.getByRole('row').filter({ hasText: 'stopped' }).count();
+  expect(stopped).toBeGreaterThan(0);
+  expect(stopped).toBeLessThan(30);
+  await expect(table.getByRole('row').filter({ hasText: 'grading…' })).toHaveCount(0);
+  // The first batch's rows are untouched.
+  const bob = table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name: 'Bob', exact: true }) });
+  await expect(bob).toContainText('graded');
 });

@@ -95,26 +95,38 @@ export class GradingRun {
     return this.assignment.checks.reduce((sum, c) => sum + c.points, 0);
   }
 
-  /** Reads the files (each refused with its reason, or queued) and grades them; resolves when every row so far is done. */
+  /**
+   * Reads the files in turn (each refused with its reason, or queued) and grades them, the
+   * first while the next are read; resolves when every row so far is done.
+   */
   async add(files: ImportFile[]): Promise<void> {
     this.stopped = false;
     for (const file of files) {
       const row = this.newRow(file.name);
       try {
-        this.queue.push(await this.read(file, row));
+        const queued = await this.read(file, row);
+        if (this.stopped) this.settle(row, 'stopped', ['Not graded: grading was stopped.']);
+        else {
+          this.queue.push(queued);
+          this.spawn();
+        }
       } catch (error) {
         row.status = 'refused';
         row.errors = [error instanceof ImportError ? error.message : `It could not be read (${String(error)}).`];
       }
       this.onChange(row);
     }
+    return this.workers ? this.idle : undefined;
+  }
+
+  /** Starts workers for what is queued, up to the pool's size. */
+  private spawn(): void {
     if (!this.workers) this.idle = new Promise((resolve) => (this.finish = resolve));
     // Each work() takes its first hand-in before it awaits anything.
     while (this.workers < this.poolSize && this.queue.length) {
       this.workers++;
       void this.work();
     }
-    return this.workers ? this.idle : undefined;
   }
 
   /** Stops grading: hand-ins being graded end now, waiting ones are not graded. */
