@@ -1,4 +1,5 @@
 import { test, expect, type Browser, type Download, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
@@ -267,6 +268,9 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
   await expect(work).toContainText('check_total: passed (2 of 2)');
   await work.getByRole('button', { name: 'Close' }).click();
 
+  const axe = await new AxeBuilder({ page: teacher }).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+
   // Nothing of a hand-in reached the teacher's storage: the same sessions, files and variables.
   const after = await dumpDatabase(teacher);
   for (const store of ['sessions', 'files', 'fileData', 'variables', 'pickles', 'rounds']) expect(after[store], store).toEqual(before[store]);
@@ -277,6 +281,8 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
   const csv = await downloaded(teacher, () => choice.getByRole('button', { name: 'CSV (.csv)' }).click());
   expect(xlsx.download.suggestedFilename()).toBe('Column sums-grades.xlsx');
   expect(csv.download.suggestedFilename()).toBe('Column sums-grades.csv');
+  await choice.getByRole('button', { name: 'Close' }).click();
+  await expect(choice).toBeHidden();
   const fromXlsx = XLSX.utils.sheet_to_json<Record<string, unknown>>(XLSX.read(xlsx.data).Sheets.Grades);
   const csvBook = XLSX.read(strFromU8(csv.data), { type: 'string', raw: true });
   const fromCsv = XLSX.utils.sheet_to_json<Record<string, unknown>>(csvBook.Sheets[csvBook.SheetNames[0]], { raw: false });
