@@ -103,6 +103,7 @@ const api: SessionWorkerApi = {
     wasm.give(module);
   },
   run: (code, onEvent, sessionVars, limits, options) => current().run(code, onEvent, sessionVars, limits, options),
+  runCheck: (source, name, outputChars) => current().runCheck(source, name, outputChars),
   writeFile: (path, data) => current().writeFile(path, data),
   deleteFile: (path) => current().deleteFile(path),
   renameFile: (from, to) => current().renameFile(from, to),

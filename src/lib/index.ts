@@ -10,3 +10,4 @@ export type { InputRequest, RunEvent, RunResult, RunError, MimeBundle, StartProg
 export * from './chat';
 export * from './portability';
 export * from './assistant';
+export * from './assignments';

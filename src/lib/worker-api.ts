@@ -139,6 +139,18 @@ export interface RunResult {
   uncounted?: number;
 }
 
+/** One check of an assignment as it ran against a session (workers/python/pytabs/checks.py). */
+export interface CheckOutcome {
+  name: string;
+  passed: boolean;
+  /** What the student reads: the check's docstring when it passed, else the assert's message or the error raised. */
+  message: string;
+  /** The exception's class name when the check raised anything but AssertionError ('KeyboardInterrupt': stopped). */
+  error: string | null;
+  /** What the check printed, cut at the limit asked for. */
+  output: string;
+}
+
 export interface WorkspaceEntry {
   path: string;
   size: number;
@@ -179,6 +191,12 @@ export interface SessionWorkerApi {
     limits: Limits,
     options?: RunOptions,
   ): Promise<RunResult>;
+  /**
+   * Runs the check function `name` of an assignment's check `source` against a copy of the
+   * session's variables: nothing the check does reaches them, and nothing is committed.
+   * What it prints is kept up to `outputChars` characters.
+   */
+  runCheck(source: string, name: string, outputChars: number): Promise<CheckOutcome>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;

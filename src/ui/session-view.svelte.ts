@@ -3,6 +3,7 @@ import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
+import { SessionAssignmentView } from './session-assignment.svelte';
 import type { Reporter } from './reporter';
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
@@ -70,6 +71,8 @@ export class SessionView {
   preview = $state.raw<ShownPreview | null>(null);
   /** Held saved variables, the link it came from, Run all of an imported notebook. */
   readonly portable: SessionPortability;
+  /** The assignment it carries, Check my work, Hand in, and (the teacher's) grading. */
+  readonly assignment: SessionAssignmentView;
   /** The mode this session chose; until it chooses, Ask once an endpoint is set (see `mode`). */
   modeChoice = $state<MessageMode | undefined>(undefined);
   /** Run the assistant's code without asking: this session's choice, on by default. */
@@ -123,6 +126,7 @@ export class SessionView {
     this.input = manager.pendingInput(id);
     this.stored$ = creating ? creating.then(() => undefined) : Promise.resolve();
     this.portable = new SessionPortability(this, manager, report);
+    this.assignment = new SessionAssignmentView(this, manager, report);
     this.assistant = assistantStatus(manager.settingsStore);
     void this.loadPrefs();
   }
@@ -207,7 +211,7 @@ export class SessionView {
       if (variables) this.variables = variables.sort((a, b) => a.name.localeCompare(b.name));
       if (vars && varRead === this.varReads) this.sessionVars = vars;
       // After the manager's reads: once storage is closed (erased) they fail first, and this opens no connection.
-      if (parts.has('imports')) await this.portable.read();
+      if (parts.has('imports')) await Promise.all([this.portable.read(), this.assignment.read()]);
     } catch (error) {
       if (!this.deleted) this.report.notify(error);
     }

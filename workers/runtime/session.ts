@@ -4,6 +4,7 @@ import type { SessionChange } from '../../src/lib/storage/commit';
 import type { SessionStore, StoredSession } from '../../src/lib/storage/session-store';
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
 import type {
+  CheckOutcome,
   InputChannel,
   Limits,
   RunOptions,
@@ -201,6 +202,26 @@ export class WorkerSession {
     }
     result.durationMs = performance.now() - t0;
     return result;
+  }
+
+  /** One check of an assignment on a copy of the variables (pytabs.checks): no output is forwarded, nothing committed. */
+  async runCheck(source: string, name: string, outputChars: number): Promise<CheckOutcome> {
+    // A check that imports a package needs it loaded, as a cell would.
+    const packageError = await this.packages?.loadFor(source, () => undefined);
+    if (packageError) return { name, passed: false, message: `raised ${packageError.ename}: ${packageError.evalue}`, error: packageError.ename, output: '' };
+    this.runOptions = { noInput: 'input() is not available in a check: nobody answers it.' };
+    try {
+      const outcome = toPlain<CheckOutcome>(this.runtime.run_check(source, name, outputChars));
+      // Python's None arrives as undefined.
+      return { ...outcome, error: outcome.error ?? null };
+    } catch (error) {
+      // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
+      if (!String(error).includes('KeyboardInterrupt')) throw error;
+      return { name, passed: false, message: 'raised KeyboardInterrupt', error: 'KeyboardInterrupt', output: '' };
+    } finally {
+      if (this.interrupt) this.interrupt[0] = 0;
+      this.runOptions = {};
+    }
   }
 
   private async commitRun(py: PyRunResult, result: RunResult, limits: Limits): Promise<void> {

@@ -60,13 +60,22 @@ export async function exportSession(manager: PortableManager, sessionId: string,
   return withStorage(manager, async (db) => {
     const read = await readSessionContents(db, sessionId);
     if (!read) throw new Error(`No session with id ${sessionId}.`);
-    return pack(db, read.record, read.contents, now);
+    return packSession(db, read.record, read.contents, now);
   });
 }
 
-/** The archive of one session as read, signed with this device's key. */
-async function pack(db: PyTabsDB, record: SessionRecord, contents: SessionContents, now: number): Promise<ExportedFile> {
-  const entries = new Map<string, Uint8Array>();
+/**
+ * The archive of one session as read, signed with this device's key; `extra` entries (an
+ * assignment, a hand-in) are listed in the manifest like the others.
+ */
+export async function packSession(
+  db: PyTabsDB,
+  record: Pick<SessionRecord, 'name' | 'createdAt' | 'vars'>,
+  contents: SessionContents,
+  now: number,
+  extra: Map<string, Uint8Array> = new Map(),
+): Promise<ExportedFile> {
+  const entries = new Map<string, Uint8Array>(extra);
   const modified = new Map<string, number>();
   for (const file of contents.files) {
     entries.set(FILES_DIR + file.path, file.data);

@@ -1,3 +1,4 @@
+import type { Round } from '../chat/types';
 import { MAX_PATH_LENGTH, InvalidPathError, validateExistingPath, validateWorkspacePath } from '../paths';
 import { formatBytes } from '../format';
 import { newSessionRecord } from '../storage/sessions';
@@ -5,6 +6,7 @@ import { dropHeldState, getHeldState, releaseHeldState, writeNewSession, type Se
 import type { Settings } from '../storage/settings';
 import { SessionElsewhereError } from '../sessions/ownership';
 import { readArchive, type ArchiveRules } from './archive';
+import { ASSIGNMENT_ENTRY, MAX_ASSIGNMENT_BYTES, SUBMISSION_ENTRY, readAssignment } from './assignment-file';
 import { parseJson } from './checks';
 import { ImportError } from './errors';
 import { FILES_DIR } from './export';
@@ -17,7 +19,7 @@ import {
   MAX_MANIFEST_BYTES,
   MAX_STATE_LIST_BYTES,
 } from './limits';
-import { MANIFEST, PYODIDE_VERSION, SIGNATURE, checkManifest, verifyEntries } from './manifest';
+import { MANIFEST, PYODIDE_VERSION, SIGNATURE, checkManifest, verifyEntries, type Manifest } from './manifest';
 import { withStorage, type PortableManager } from './manager';
 import { NOTEBOOK, historyFromNotebook } from './notebook';
 import { madeOnThisDevice } from './signature';
@@ -128,6 +130,8 @@ const STATIC_LIMITS: Record<string, number> = {
   [NOTEBOOK]: MAX_HISTORY_BYTES,
   [VARIABLES]: MAX_STATE_LIST_BYTES,
   [REPLAY]: MAX_STATE_LIST_BYTES,
+  [ASSIGNMENT_ENTRY]: MAX_ASSIGNMENT_BYTES,
+  [SUBMISSION_ENTRY]: MAX_ASSIGNMENT_BYTES,
   'files/': 0,
   'history/': 0,
   'state/': 0,
@@ -153,14 +157,24 @@ function archiveRules(settings: Settings): ArchiveRules {
   };
 }
 
-async function prepareSession(manager: PortableManager, file: ImportFile, sessionId: string, trustState: boolean): Promise<Prepared> {
-  const settings = manager.getSettings();
-  const entries = readArchive(file.data, archiveRules(settings));
+/** A `.pytabs.zip` read and checked whole, without storage: its manifest, entries, files and history. */
+export interface SessionArchive {
+  manifest: Manifest;
+  entries: Map<string, Uint8Array>;
+  files: SessionContents['files'];
+  rounds: Round[];
+}
+
+/**
+ * Reads a `.pytabs.zip` under this device's limits: every entry checked against its manifest,
+ * every path and the history; throws an ImportError saying what is wrong.
+ */
+export async function readSessionArchive(data: Uint8Array, settings: Settings, sessionId: string): Promise<SessionArchive> {
+  const entries = readArchive(data, archiveRules(settings));
   const manifestBytes = entries.get(MANIFEST);
   if (!manifestBytes) throw new ImportError('It has no manifest.json, so it is not a PyTabs session file.');
   const manifest = checkManifest(parseJson(manifestBytes, MANIFEST));
   await verifyEntries(manifest, entries);
-
   const files: SessionContents['files'] = [];
   for (const [name, data] of entries) {
     if (!name.startsWith(FILES_DIR)) continue;
@@ -169,10 +183,20 @@ async function prepareSession(manager: PortableManager, file: ImportFile, sessio
   refuseFileFolderClash(files.map((f) => f.path));
   const history = entries.get(HISTORY);
   const rounds = history ? readHistory(history, sessionId, entries) : [];
+  return { manifest, entries, files, rounds };
+}
+
+async function prepareSession(manager: PortableManager, file: ImportFile, sessionId: string, trustState: boolean): Promise<Prepared> {
+  const settings = manager.getSettings();
+  const { manifest, entries, files, rounds } = await readSessionArchive(file.data, settings, sessionId);
+  const manifestBytes = entries.get(MANIFEST)!;
   const state = readState(entries, { variableBytes: settings.variableLimitBytes, sessionBytes: settings.sessionLimitBytes });
 
   const warnings: string[] = [];
   const contents: SessionContents = { files, rounds, variables: [], pickles: [], replay: [], held: null, origin: null };
+  const assignment = entries.get(ASSIGNMENT_ENTRY);
+  // A session opened from an assignment (or a hand-in) is the student's side of it.
+  if (assignment) contents.assignment = { role: 'student', assignment: await readAssignment(parseJson(assignment, ASSIGNMENT_ENTRY)) };
   if (state) {
     const local = await withStorage(manager, (db) => madeOnThisDevice(db, manifestBytes, entries.get(SIGNATURE)));
     if (trustState || (local && !manifest.stateHeld)) Object.assign(contents, state);

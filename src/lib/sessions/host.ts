@@ -3,7 +3,7 @@ import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
-import type { InputRequest, Limits, RunEvent, RunOptions, RunResult, SessionWorkerApi, StartProgress, StartReport, WorkerRunEvent } from '../worker-api';
+import type { CheckOutcome, InputRequest, Limits, RunEvent, RunOptions, RunResult, SessionWorkerApi, StartProgress, StartReport, WorkerRunEvent } from '../worker-api';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
@@ -271,10 +271,44 @@ export class SessionHost {
     });
   }
 
+  /**
+   * Runs one check of an assignment (`runCheck`) after everything queued before it, within
+   * `timeoutMs`: past it the check is interrupted, or its worker ended (the session then
+   * starts again from its last commit, which the check never changed), and it fails with
+   * "did not finish in N s". Rejects with a WorkerTerminatedError when the worker crashed.
+   */
+  check(source: string, name: string, outputChars: number, timeoutMs: number): Promise<CheckOutcome> {
+    const unfinished = (): CheckOutcome => ({ name, passed: false, message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError', output: '' });
+    return this.enqueue(async (live) => {
+      this.running++;
+      this.setState('running');
+      if (live.interrupt) live.interrupt[0] = 0;
+      const clock = runClock(timeoutMs, () => void this.stop('timeout'));
+      try {
+        const outcome = await live.api.runCheck(source, name, outputChars);
+        return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
+      } catch (error) {
+        if (error instanceof WorkerTerminatedError) throw error;
+        const crash = new WorkerTerminatedError('crashed', `The session's worker failed (${String(error)}).`);
+        if (this.live === live) this.terminate(crash);
+        throw crash;
+      } finally {
+        clock.pause();
+        this.stopCause = null;
+        this.running--;
+        if (this.live === live) this.setState(this.running ? 'running' : 'ready');
+      }
+    }).catch((error: unknown) => {
+      if (error instanceof WorkerTerminatedError && error.cause === 'timeout') return unfinished();
+      throw error;
+    });
+  }
+
   /** The result of a run whose worker ended: restarts the session and names what was not saved. */
   private async endedRun(error: WorkerTerminatedError, code: string, timeoutMs: number, t0: number): Promise<RunResult> {
     let unsaved: string[] = [];
-    if (error.cause !== 'deleted' && error.cause !== 'taken') {
+    // A scratch session saves nothing: starting a worker again only to name what it lost is waste.
+    if (this.sessionId !== null && error.cause !== 'deleted' && error.cause !== 'taken') {
       try {
         unsaved = await this.call((api) => api.boundNames(code));
       } catch {

@@ -4,7 +4,7 @@ import { addSession, deleteSessionData, getSession, listSessionRecords, newSessi
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { InputRequest, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { CheckOutcome, InputRequest, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
 import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -450,12 +450,37 @@ export class SessionManager {
    * @example (await pytabs.runStateless('1 + 1')).result?.['text/plain']; // '2'
    */
   async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
-    this.ensureOpen();
-    const host = new SessionHost(null, this.workerEnv());
+    const host = this.scratchHost();
     try {
       return await host.run(code, {}, onEvent, 0, { noInput: STATELESS_INPUT });
     } finally {
       host.terminate();
+    }
+  }
+
+  /**
+   * A host for a scratch session of its own that keeps nothing: its worker never opens
+   * storage. Grading replays each hand-in in one; the caller terminates it.
+   */
+  scratchHost(): SessionHost {
+    this.ensureOpen();
+    return new SessionHost(null, this.workerEnv());
+  }
+
+  /**
+   * Runs the check `name` of an assignment's check source against a copy of the session's
+   * variables, after whatever it is running: the variables stay as they were and nothing is
+   * saved. Past `timeoutMs` it fails with "did not finish in N s".
+   *
+   * @example (await pytabs.runCheck(id, 'def check_x():\n    assert x == 1, "x should be 1"', 'check_x')).passed;
+   */
+  async runCheck(sessionId: string, source: string, name: string, { outputChars = 10_000, timeoutMs = 30_000 } = {}): Promise<CheckOutcome> {
+    await this.requireSession(sessionId);
+    await this.ensureOwned(sessionId);
+    try {
+      return await this.pool.use(this.host(sessionId), (h) => h.check(source, name, outputChars, timeoutMs));
+    } finally {
+      this.changed(sessionId, ['state']);
     }
   }
 

@@ -119,7 +119,42 @@ export interface SharedLinkRecord {
   openedAt: number;
 }
 
-export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord;
+/** One check: the name of a `def check_*():` in the check source, and what it is worth. */
+export interface CheckSpec {
+  name: string;
+  points: number;
+}
+
+/** An exercise as the teacher wrote it (src/lib/assignments/format.ts reads and writes it). */
+export interface Assignment {
+  /** Stays the same when the teacher saves the assignment again: a hand-in is matched by it. */
+  id: string;
+  title: string;
+  /** Markdown, shown above the student's chat. */
+  instructions: string;
+  /** Put in the student's editor when the session opens. */
+  starterCode: string;
+  /** Python defining the `def check_*():` functions (and any helpers they use). */
+  checkSource: string;
+  checks: CheckSpec[];
+  /** Seconds a check, or a cell replayed while grading, may run. */
+  timeLimitSeconds: number;
+  /** sha256 of everything above but the id: says whether a hand-in was made from this version. */
+  digest: string;
+}
+
+/** Who a session is to its assignment: the teacher saved it as one, or a student opened one. */
+export type AssignmentRole = 'teacher' | 'student';
+
+/** The assignment of a session, in the `imports` store under its id: it goes when the session goes. */
+export interface AssignmentRecord {
+  sessionId: string;
+  kind: 'assignment';
+  role: AssignmentRole;
+  assignment: Assignment;
+}
+
+export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord | AssignmentRecord;
 
 /** The bytes a session's `imports` records hold: the held pickles and the file it was opened from. */
 export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, origin: Pick<OriginRecord, 'data'> | null): number {

@@ -1,6 +1,7 @@
 import type { Round } from '../chat/types';
 import { completeOrAbort } from './commit';
 import {
+  type AssignmentRecord,
   importsBytesOf,
   SESSION_STORES,
   sessionRange,
@@ -27,6 +28,8 @@ export interface SessionContents {
   origin: Omit<OriginRecord, 'sessionId' | 'kind'> | null;
   /** The shared link it was made from (written with a new session only; never exported). */
   shared?: Omit<SharedLinkRecord, 'sessionId' | 'kind'>;
+  /** The assignment it was opened from (written with a new session, or a reset; never exported with the session). */
+  assignment?: Omit<AssignmentRecord, 'sessionId' | 'kind'>;
 }
 
 const ALL = ['sessions', ...SESSION_STORES] as const;
@@ -90,6 +93,7 @@ function putContents(tx: WriteTx, record: SessionRecord, contents: SessionConten
   if (contents.held) track(tx.objectStore('imports').put({ ...contents.held, sessionId, kind: 'held' }));
   if (contents.origin) track(tx.objectStore('imports').put({ ...contents.origin, sessionId, kind: 'origin' }));
   if (contents.shared) track(tx.objectStore('imports').put({ ...contents.shared, sessionId, kind: 'shared' }));
+  if (contents.assignment) track(tx.objectStore('imports').put({ ...contents.assignment, sessionId, kind: 'assignment' }));
   record.replaySeq = contents.replay.length;
   record.variableCount = contents.variables.length;
   record.importsBytes = importsBytesOf(contents.held, contents.origin ?? keptOrigin);

@@ -2,6 +2,7 @@
 
 ``runtime.Runtime`` is the entry point; the other modules are its parts:
 ``executor`` runs cells, ``display`` turns values into MIME bundles,
-``replay`` picks the statements a restore re-runs, ``state`` keeps the
+``replay`` picks the statements a restore re-runs, ``checks`` runs an
+assignment's checks on a copy of the namespace, ``state`` keeps the
 namespace in step with storage, and ``stdin`` makes ``input()`` ask the person.
 """

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
+from .checks import CheckOutcome, run_check
 from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
@@ -143,6 +144,13 @@ class Runtime:
     def changes(self, variable_limit: int, session_limit: int) -> VariableChanges:
         """What changed among the user's variables since the last confirmed changes or restore."""
         return self._state.changes(variable_limit, session_limit)
+
+    def run_check(self, source: str, name: str, output_limit: int) -> CheckOutcome:
+        """Runs one check of an assignment against a copy of the session's variables; commits nothing."""
+        try:
+            return run_check(self._namespace, source, name, output_limit)
+        finally:
+            flush_streams()
 
     def bound_names(self, code: str) -> list[str]:
         """The names a cell binds at module level, as far as its source tells.

@@ -1,0 +1,268 @@
+import { splitMessage } from '../chat/blocks';
+import type { Round } from '../chat/types';
+import { ImportError } from '../portability/errors';
+import { parseJson } from '../portability/checks';
+import { readSessionArchive, type ImportFile } from '../portability/import';
+import { ASSIGNMENT_ENTRY, readAssignment, readSubmission, scored, SUBMISSION_ENTRY, type Assignment, type CheckResult } from '../portability/assignment-file';
+import { MAX_IMPORT_BYTES } from '../portability/limits';
+import { formatBytes } from '../format';
+import { WorkerTerminatedError, type SessionHost } from '../sessions/host';
+import type { AssignmentManager } from './manager';
+
+/**
+ * Hand-ins graded at once, each in a worker of its own. Two cores run two Pythons flat out;
+ * one more overlaps what a start and a replay leave idle (waiting on messages, the snapshot's
+ * copy), and memory grows with this number, never with the class size.
+ */
+export function gradingPoolSize(cores = globalThis.navigator?.hardwareConcurrency || 2): number {
+  return Math.max(2, Math.min(4, cores + 1));
+}
+
+/** The most a check's or a cell's output keeps for the teacher to read. */
+const OUTPUT_CHARS = 2000;
+/** A worker lost under a check (its time limit) is started again and the cells replayed at most this often per hand-in. */
+const MAX_RESTARTS = 2;
+const NO_INPUT = 'input() is not available while grading: nobody answers it.';
+
+export type RowStatus = 'waiting' | 'grading' | 'graded' | 'error' | 'refused' | 'stopped';
+
+/** A hand-in as the teacher can read it, read-only: its code cells with what they showed, and its files. */
+export interface SubmittedWork {
+  cells: { code: string; output: string }[];
+  files: { path: string; size: number }[];
+}
+
+/** One row of the grades table. */
+export interface GradeRow {
+  /** Its place in the table; rows keep it. */
+  id: number;
+  file: string;
+  /** The name handed in, or the file's name while it is read or when it was refused. */
+  student: string;
+  status: RowStatus;
+  /** The teacher's checks as they ran on this hand-in, in the assignment's order. */
+  results: CheckResult[];
+  total: number;
+  /** Milliseconds this hand-in took to grade. */
+  ms: number;
+  /** What went wrong, in words: a refusal's reason, a cell or check that did not finish, a crash. */
+  errors: string[];
+  /** The results the student's browser computed: shown beside the grade, never used for it. */
+  claimed: CheckResult[];
+  /** Set when it was handed in from an earlier version of the assignment. */
+  note?: string;
+  work: SubmittedWork | null;
+}
+
+/** A hand-in read and checked, waiting for its turn. */
+interface Queued {
+  row: GradeRow;
+  files: { path: string; data: Uint8Array }[];
+  cells: string[];
+}
+
+/** The submission's worker ended under it in a way that ends its grading (a crash, a cell that never finished). */
+class Ended extends Error {}
+
+/**
+ * Grades hand-ins of `assignment` with the teacher's own checks. Each hand-in is replayed in
+ * a fresh scratch session (its files written, its code cells run in order), then each check
+ * runs within the time limit; a pool of at most `poolSize` workers grades side by side. Rows
+ * change as they go; `onChange` hears each change. Nothing of a hand-in is stored.
+ */
+export class GradingRun {
+  readonly rows: GradeRow[] = [];
+  private readonly queue: Queued[] = [];
+  private readonly live = new Set<SessionHost>();
+  private workers = 0;
+  private stopped = false;
+  private idle: Promise<void> = Promise.resolve();
+  private finish: () => void = () => undefined;
+
+  constructor(
+    private readonly manager: AssignmentManager,
+    readonly assignment: Assignment,
+    private readonly onChange: (row: GradeRow) => void = () => undefined,
+    readonly poolSize = gradingPoolSize(),
+  ) {}
+
+  /** Rows done (graded, failed, refused or stopped) and all rows, for the progress bar. */
+  get progress(): { done: number; total: number } {
+    return { done: this.rows.filter((r) => r.status !== 'waiting' && r.status !== 'grading').length, total: this.rows.length };
+  }
+
+  get maxPoints(): number {
+    return this.assignment.checks.reduce((sum, c) => sum + c.points, 0);
+  }
+
+  /**
+   * Reads the files in turn (each refused with its reason, or queued) and grades them, the
+   * first while the next are read; resolves when every row so far is done.
+   */
+  async add(files: ImportFile[]): Promise<void> {
+    this.stopped = false;
+    for (const file of files) {
+      const row = this.newRow(file.name);
+      try {
+        const queued = await this.read(file, row);
+        if (this.stopped) this.settle(row, 'stopped', ['Not graded: grading was stopped.']);
+        else {
+          this.queue.push(queued);
+          this.spawn();
+        }
+      } catch (error) {
+        row.status = 'refused';
+        row.errors = [error instanceof ImportError ? error.message : `It could not be read (${String(error)}).`];
+      }
+      this.onChange(row);
+    }
+    return this.workers ? this.idle : undefined;
+  }
+
+  /** Starts workers for what is queued, up to the pool's size. */
+  private spawn(): void {
+    if (!this.workers) this.idle = new Promise((resolve) => (this.finish = resolve));
+    // Each work() takes its first hand-in before it awaits anything.
+    while (this.workers < this.poolSize && this.queue.length) {
+      this.workers++;
+      void this.work();
+    }
+  }
+
+  /** Stops grading: hand-ins being graded end now, waiting ones are not graded. */
+  stop(): void {
+    this.stopped = true;
+    for (const item of this.queue.splice(0)) this.settle(item.row, 'stopped', ['Not graded: grading was stopped.']);
+    for (const host of this.live) void host.terminate(new WorkerTerminatedError('stopped', 'Grading was stopped.'));
+  }
+
+  private newRow(file: string): GradeRow {
+    const row: GradeRow = { id: this.rows.length + 1, file, student: file, status: 'waiting', results: [], total: 0, ms: 0, errors: [], claimed: [], work: null };
+    this.rows.push(row);
+    return row;
+  }
+
+  /** Checks a file is a hand-in of this assignment, or throws an ImportError saying why it is not. */
+  private async read(file: ImportFile, row: GradeRow): Promise<Queued> {
+    if (file.data.byteLength > MAX_IMPORT_BYTES) throw new ImportError(`It is ${formatBytes(file.data.byteLength)}; at most ${formatBytes(MAX_IMPORT_BYTES)} is read.`);
+    const archive = await readSessionArchive(file.data, this.manager.getSettings(), 'grading');
+    const entry = archive.entries.get(SUBMISSION_ENTRY);
+    if (!entry) throw new ImportError('It is not a hand-in: it has no submission.json (a session or an assignment file?).');
+    const submission = readSubmission(parseJson(entry, SUBMISSION_ENTRY));
+    if (submission.assignment.id !== this.assignment.id) {
+      throw new ImportError(`It is a hand-in of another assignment ("${submission.assignment.title}"), not of "${this.assignment.title}".`);
+    }
+    row.student = submission.student;
+    row.claimed = submission.results;
+    row.note = await this.differs(archive.entries.get(ASSIGNMENT_ENTRY), submission.assignment.digest);
+    const codeRounds = archive.rounds.filter((r) => r.kind !== 'ask' && !r.importedFrom);
+    row.work = { cells: codeRounds.map((r) => ({ code: r.message, output: shownOutput(r) })), files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })) };
+    return { row, files: archive.files, cells: codeRounds.flatMap((r) => splitMessage(r.message).map((b) => b.code)) };
+  }
+
+  /** A note when the hand-in's copy of the assignment is not the teacher's (an earlier version, or changed checks): it is ignored either way. */
+  private async differs(inside: Uint8Array | undefined, claimed: string): Promise<string | undefined> {
+    let copy: string | null = null;
+    try {
+      copy = inside ? (await readAssignment(parseJson(inside, ASSIGNMENT_ENTRY))).digest : null;
+    } catch {
+      // A copy that does not match its own digest was changed by hand.
+    }
+    if (copy === this.assignment.digest && claimed === this.assignment.digest) return undefined;
+    return claimed === this.assignment.digest && copy !== claimed
+      ? 'Its copy of the checks was changed after it was handed out; it was ignored: graded with your checks.'
+      : 'Handed in from another version of this assignment; graded with your current checks.';
+  }
+
+  private async work(): Promise<void> {
+    try {
+      for (let item = this.queue.shift(); item; item = this.queue.shift()) await this.grade(item);
+    } finally {
+      if (--this.workers === 0) this.finish();
+    }
+  }
+
+  private async grade({ row, files, cells }: Queued): Promise<void> {
+    row.status = 'grading';
+    this.onChange(row);
+    const t0 = performance.now();
+    const limitMs = this.assignment.timeLimitSeconds * 1000;
+    const errors: string[] = [];
+    let host: SessionHost | null = null;
+    const fresh = async (): Promise<SessionHost> => {
+      if (host) this.release(host);
+      host = this.manager.scratchHost();
+      this.live.add(host);
+      await this.replay(host, files, cells, limitMs, errors);
+      return host;
+    };
+    try {
+      let current = await fresh();
+      let restarts = 0;
+      for (const spec of this.assignment.checks) {
+        if (!current.isLive && restarts++ < MAX_RESTARTS) current = await fresh();
+        const outcome = current.isLive
+          ? await current.check(this.assignment.checkSource, spec.name, OUTPUT_CHARS, limitMs)
+          : { name: spec.name, passed: false, message: 'not run: the session could not be started again', error: 'NotRun', output: '' };
+        const result = scored({ ...outcome, output: outcome.output.slice(0, OUTPUT_CHARS) }, spec);
+        row.results.push(result);
+        // A failed assert is a grade; anything else the check raised is an error worth a look.
+        if (result.error) errors.push(`${spec.name} ${result.message}`);
+        row.total += result.earned;
+        this.onChange(row);
+      }
+      this.settle(row, this.stopped ? 'stopped' : 'graded', errors, t0);
+    } catch (error) {
+      if (this.stopped) this.settle(row, 'stopped', [...errors, 'Grading was stopped.'], t0);
+      else this.settle(row, 'error', [...errors, error instanceof Ended ? error.message : describeFailure(error)], t0);
+    } finally {
+      if (host) this.release(host);
+    }
+  }
+
+  /** The hand-in's files into the scratch workspace, then its code cells in order, each within the time limit. */
+  private async replay(host: SessionHost, files: Queued['files'], cells: string[], limitMs: number, errors: string[]): Promise<void> {
+    for (const file of files) await host.call((api) => api.writeFile(file.path, file.data));
+    for (const [i, code] of cells.entries()) {
+      const result = await host.run(code, {}, undefined, limitMs, { noInput: NO_INPUT });
+      if (this.stopped) throw new Ended('Grading was stopped.');
+      const ename = result.error?.ename;
+      if (!ename) continue;
+      if (ename === 'SessionCrashed') throw new Ended(`The worker crashed in cell ${i + 1}: ${result.error?.evalue}`);
+      const what = ename === 'TimeoutError' ? `did not finish in ${limitMs / 1000} s` : `raised ${ename}`;
+      errors.push(`cell ${i + 1} ${what}`);
+      // Its worker had to be ended: what the cells made is gone, and replaying would end the same way.
+      if (!host.isLive) throw new Ended(`cell ${i + 1} ${what}; its session had to be ended, so no check ran.`);
+    }
+  }
+
+  private release(host: SessionHost): void {
+    this.live.delete(host);
+    void host.terminate(new WorkerTerminatedError('deleted', 'Grading of this hand-in ended.'));
+  }
+
+  private settle(row: GradeRow, status: RowStatus, errors: string[], t0?: number): void {
+    row.status = status;
+    row.errors = errors;
+    if (t0 !== undefined) row.ms = performance.now() - t0;
+    this.onChange(row);
+  }
+}
+
+/** A worker that failed under a hand-in, in the teacher's words. */
+function describeFailure(error: unknown): string {
+  if (error instanceof WorkerTerminatedError && error.cause === 'crashed') return `The worker crashed: ${error.message}`;
+  return `Grading failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** What a round showed as text: its output, values and errors, cut for the read-only view. */
+function shownOutput(round: Round): string {
+  let out = '';
+  for (const e of round.events) {
+    if (out.length > OUTPUT_CHARS) break;
+    if (e.type === 'stdout' || e.type === 'stderr') out += e.text;
+    else if (e.type === 'result') out += `${e.bundle['text/plain'] ?? ''}\n`;
+    else if (e.type === 'exec_error') out += `${e.error.ename}: ${e.error.evalue}\n`;
+  }
+  return out.length > OUTPUT_CHARS ? `${out.slice(0, OUTPUT_CHARS)}\n… output cut` : out;
+}

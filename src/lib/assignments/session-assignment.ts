@@ -1,0 +1,42 @@
+import { makeAssignment, encodeAssignment, ASSIGNMENT_ENTRY, type Assignment, type AssignmentDraft } from '../portability/assignment-file';
+import { packSession, fileNameFor, SESSION_SUFFIX, type ExportedFile } from '../portability/export';
+import { withStorage, type PortableManager } from '../portability/manager';
+import { getAssignment, putAssignment } from '../storage/assignments';
+import type { AssignmentRole } from '../storage/db';
+import { readSessionContents } from '../storage/imports';
+
+/** A session's assignment and its role in it: the teacher saved it as one, or a student opened one. */
+export interface SessionAssignment {
+  role: AssignmentRole;
+  assignment: Assignment;
+}
+
+/** The assignment the session carries, or null. */
+export function sessionAssignment(manager: Pick<PortableManager, 'dbName'>, sessionId: string): Promise<SessionAssignment | null> {
+  return withStorage(manager, (db) => getAssignment(db, sessionId));
+}
+
+/**
+ * Save as assignment: the session becomes the teacher's copy of the assignment (saved again,
+ * it keeps its id, so hand-ins of the earlier version still match), and the file for students
+ * holds its workspace files (the starter files) and `assignment.json`. The session's history
+ * and variables stay out: they are the teacher's solution.
+ */
+export async function saveAsAssignment(
+  manager: PortableManager,
+  sessionId: string,
+  draft: AssignmentDraft,
+  now = Date.now(),
+): Promise<{ assignment: Assignment; file: ExportedFile }> {
+  const result = await withStorage(manager, async (db) => {
+    const [prior, read] = await Promise.all([getAssignment(db, sessionId), readSessionContents(db, sessionId)]);
+    if (!read) throw new Error(`No session with id ${sessionId}.`);
+    const assignment = await makeAssignment(draft, prior?.role === 'teacher' ? prior.assignment.id : undefined);
+    const starter = { files: read.contents.files, rounds: [], variables: [], pickles: [], replay: [], held: null, origin: null };
+    const packed = await packSession(db, { name: assignment.title, createdAt: now, vars: read.record.vars }, starter, now, new Map([[ASSIGNMENT_ENTRY, encodeAssignment(assignment)]]));
+    await putAssignment(db, sessionId, 'teacher', assignment);
+    return { assignment, file: { name: fileNameFor(assignment.title) + SESSION_SUFFIX, data: packed.data } };
+  });
+  manager.storageChanged(sessionId, false);
+  return result;
+}

@@ -1,0 +1,69 @@
+import { encodeAssignment, encodeSubmission, scored, ASSIGNMENT_ENTRY, SUBMISSION_ENTRY, type CheckResult } from '../portability/assignment-file';
+import { packSession, fileNameFor, SESSION_SUFFIX, type ExportedFile } from '../portability/export';
+import { withStorage } from '../portability/manager';
+import { readSessionContents } from '../storage/imports';
+import type { AssignmentManager } from './manager';
+import { sessionAssignment } from './session-assignment';
+
+/** What a check may print that the student is shown; the rest is cut. */
+export const CHECK_OUTPUT_CHARS = 10_000;
+const MAX_STUDENT_NAME = 100;
+
+async function requireAssignment(manager: AssignmentManager, sessionId: string) {
+  const found = await sessionAssignment(manager, sessionId);
+  if (!found) throw new Error('This session is not an assignment.');
+  return found.assignment;
+}
+
+/**
+ * Check my work: each check of the session's assignment against a copy of its variables, in
+ * order, each within the assignment's time limit. The session's variables stay as they were.
+ * `onResult` hears each as it finishes.
+ */
+export async function checkWork(manager: AssignmentManager, sessionId: string, onResult?: (result: CheckResult) => void): Promise<CheckResult[]> {
+  const assignment = await requireAssignment(manager, sessionId);
+  const results: CheckResult[] = [];
+  for (const spec of assignment.checks) {
+    const outcome = await manager.runCheck(sessionId, assignment.checkSource, spec.name, {
+      outputChars: CHECK_OUTPUT_CHARS,
+      timeoutMs: assignment.timeLimitSeconds * 1000,
+    });
+    const result = scored(outcome, spec);
+    results.push(result);
+    onResult?.(result);
+  }
+  return results;
+}
+
+/** A student's name as a hand-in carries it, or why not. */
+export function checkStudentName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw new Error('Type your name to hand in.');
+  if (name.length > MAX_STUDENT_NAME) throw new Error(`A name can have at most ${MAX_STUDENT_NAME} characters.`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new Error('A name cannot contain control characters.');
+  return name;
+}
+
+/**
+ * Hand in: `<assignment>-<name>.pytabs.zip`, the session's export (code, history, files,
+ * variables) with its assignment and `submission.json` (the name and `results`, the student's
+ * own check results). Reads storage only: the session stays as it was.
+ */
+export async function handIn(manager: AssignmentManager, sessionId: string, studentName: string, results: CheckResult[], now = Date.now()): Promise<ExportedFile> {
+  const student = checkStudentName(studentName);
+  const assignment = await requireAssignment(manager, sessionId);
+  return withStorage(manager, async (db) => {
+    const read = await readSessionContents(db, sessionId);
+    if (!read) throw new Error(`No session with id ${sessionId}.`);
+    const submission = { assignment: { id: assignment.id, digest: assignment.digest, title: assignment.title }, student, handedInAt: now, results };
+    const extra = new Map([
+      [ASSIGNMENT_ENTRY, encodeAssignment(assignment)],
+      [SUBMISSION_ENTRY, encodeSubmission(submission)],
+    ]);
+    const packed = await packSession(db, read.record, read.contents, now, extra);
+    return { name: `${fileNameFor(assignment.title)}-${fileNameFor(student)}${SESSION_SUFFIX}`, data: packed.data };
+  });
+}
+
+export type { CheckResult };

@@ -1,0 +1,158 @@
+import type { SessionManager } from '../lib';
+import {
+  checkStudentName,
+  checkWork,
+  gradesFiles,
+  GradingRun,
+  handIn,
+  saveAsAssignment,
+  sessionAssignment,
+  type AssignmentDraft,
+  type CheckResult,
+  type GradeRow,
+  type SessionAssignment,
+} from '../lib/assignments';
+import type { Reporter } from './reporter';
+import { saveFile } from './save-file';
+
+/**
+ * What this needs of its session's view model: its id, name and whether it ever ran. The
+ * view model owns a SessionAssignmentView and imports this module, never the reverse.
+ */
+export interface AssignmentOwner {
+  readonly id: string;
+  readonly info: { readonly name: string; readonly totalExecutions: number };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The grades table as the page draws it: rows are copied on each change, so a row redraws when it changes. */
+export class GradingView {
+  rows = $state.raw<GradeRow[]>([]);
+  done = $state(0);
+  total = $state(0);
+  /** Grade submissions under way in this run (a second drop may come while the first is graded). */
+  adding = $state(0);
+
+  constructor(readonly run: GradingRun) {}
+
+  get running(): boolean {
+    return this.adding > 0;
+  }
+
+  heard(): void {
+    this.rows = this.run.rows.map((r) => ({ ...r, results: [...r.results], errors: [...r.errors] }));
+    ({ done: this.done, total: this.total } = this.run.progress);
+  }
+}
+
+/**
+ * One session's side of assignments: the assignment it carries (as the teacher's or a
+ * student's), the last Check my work, and the teacher's grading of hand-ins. One per
+ * SessionView, so every answer lands in the session it was asked for.
+ */
+export class SessionAssignmentView {
+  current = $state.raw<SessionAssignment | null>(null);
+  /** The last Check my work, filled in check by check; null before the first. */
+  results = $state.raw<CheckResult[] | null>(null);
+  checking = $state(false);
+  /** Starter code for the composer, offered once when a student's session has not run anything yet. */
+  starterOffer = $state<string | null>(null);
+  grading = $state.raw<GradingView | null>(null);
+  private offered = false;
+
+  constructor(
+    private readonly owner: AssignmentOwner,
+    private readonly manager: SessionManager,
+    private readonly report: Reporter,
+  ) {}
+
+  /** Reads the session's assignment; called by the view's refresh, after the manager's reads. */
+  async read(): Promise<void> {
+    const found = await sessionAssignment(this.manager, this.owner.id);
+    this.current = found;
+    if (found?.role === 'student' && !this.offered && !this.owner.info.totalExecutions && found.assignment.starterCode.trim()) {
+      this.offered = true;
+      this.starterOffer = found.assignment.starterCode;
+    }
+  }
+
+  /** Save as assignment: the session becomes the teacher's copy, and the file for students is downloaded. */
+  async save(draft: AssignmentDraft): Promise<void> {
+    const { assignment, file } = await saveAsAssignment(this.manager, this.owner.id, draft);
+    this.current = { role: 'teacher', assignment };
+    saveFile(file);
+    this.report.inform(`Saved "${assignment.title}" as ${file.name}: give this file (or a link to it through #/open?from=) to your students.`);
+  }
+
+  /** Check my work: each check against a copy of the variables, shown as it finishes. */
+  async check(): Promise<CheckResult[] | null> {
+    this.checking = true;
+    this.results = [];
+    try {
+      const results = await checkWork(this.manager, this.owner.id, (r) => (this.results = [...(this.results ?? []), r]));
+      this.results = results;
+      return results;
+    } catch (error) {
+      this.report.notify(new Error(`Could not check ${this.owner.info.name}: ${message(error)}`));
+      return null;
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** Hand in: checks the work again, then saves `<assignment>-<name>.pytabs.zip`; the session stays as it was. */
+  async handIn(name: string): Promise<string> {
+    checkStudentName(name);
+    const results = await this.check();
+    if (!results) throw new Error('The checks could not run, so nothing was handed in.');
+    const file = await handIn(this.manager, this.owner.id, name, results);
+    saveFile(file);
+    this.report.inform(`Saved ${file.name}: hand this file in to your teacher.`);
+    return file.name;
+  }
+
+  /** Grade submissions: the files join this session's grading run (a new one when none is under way). */
+  async grade(files: FileList | File[]): Promise<void> {
+    const found = this.current;
+    if (found?.role !== 'teacher') {
+      this.report.notify(new Error('Only the session an assignment was saved from grades its hand-ins.'));
+      return;
+    }
+    let view = this.grading;
+    if (!view || (!view.running && view.run.assignment.digest !== found.assignment.digest)) {
+      const fresh: GradingView = new GradingView(new GradingRun(this.manager, found.assignment, () => fresh.heard()));
+      view = fresh;
+      this.grading = view;
+    }
+    const read = await Promise.all([...files].map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));
+    view.adding++;
+    try {
+      await view.run.add(read);
+    } catch (error) {
+      this.report.notify(error);
+    } finally {
+      view.adding--;
+      view.heard();
+    }
+  }
+
+  stopGrading(): void {
+    this.grading?.run.stop();
+  }
+
+  /** Download grades as `.xlsx` or `.csv`. */
+  async downloadGrades(kind: 'xlsx' | 'csv'): Promise<void> {
+    const view = this.grading;
+    if (!view) return;
+    try {
+      const files = await gradesFiles(view.run.assignment, view.run.rows);
+      if (kind === 'xlsx') saveFile(files.xlsx, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      else saveFile(files.csv, 'text/csv');
+    } catch (error) {
+      this.report.notify(new Error(`Could not make the grades file: ${message(error)}`));
+    }
+  }
+}

@@ -1,0 +1,325 @@
+import { test, expect, type Browser, type Download, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import * as XLSX from 'xlsx';
+import { choose, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
+
+// A class's round trip, through the UI by role and name, on the built app with real Pyodide,
+// real IndexedDB and real .xlsx bytes: the teacher saves an assignment, a student (another
+// browser profile) checks and hands in, and the teacher grades that hand-in with 30 generated
+// ones (each with its own data.xlsx under the same name) and hostile ones, then downloads the
+// grades and reads them back with SheetJS.
+test.describe.configure({ mode: 'serial' });
+
+const CHECKS = [
+  'def check_total():',
+  '    "total is the sum of column n"',
+  "    expected = sum(r['n'] for r in read_excel('data.xlsx', 0))",
+  '    rows.clear()',
+  '    assert total == expected, f"total should be the sum of column n ({expected}), not {total}"',
+  '',
+  'def check_even():',
+  '    assert total % 2 == 0, f"total {total} should be even"',
+  '',
+  'def check_rows():',
+  "    assert count_rows() == len(read_excel('data.xlsx', 0)), \"count_rows() should give the number of rows\"",
+].join('\n');
+
+/** The student's work: right but for count_rows, so two checks of three pass. */
+const BOB = [
+  "rows = read_excel('data.xlsx', 0)",
+  "total = sum(r['n'] for r in rows)",
+  'def count_rows():',
+  '    return len(rows) + 1',
+  "print('total', total)",
+].join('\n');
+const RIGHT = BOB.replace('len(rows) + 1', 'len(rows)');
+
+/** A workbook with one column n. */
+function workbook(values: number[]): Uint8Array {
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['n'], ...values.map((v) => [v])]), 'Sheet1');
+  return new Uint8Array(XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }));
+}
+
+/** Student k's data: their own numbers, whose total 1000 + 3k is theirs alone. */
+const studentData = (k: number) => [k, 1000, 2 * k];
+
+async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
+  const event = page.waitForEvent('download');
+  await click();
+  const download = await event;
+  return { download, data: new Uint8Array(readFileSync(await download.path())) };
+}
+
+async function chooseFiles(page: Page, button: string, files: { name: string; data: Uint8Array }[]): Promise<void> {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: button }).click();
+  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'application/zip', buffer: Buffer.from(f.data) })));
+}
+
+/**
+ * Another hand-in made from a real one, as another student's browser would have written it:
+ * entries replaced, and the manifest's sha256 and sizes made right again (a forger can do
+ * that too; the signature then no longer matches, which grading does not rely on).
+ */
+function variant(base: Uint8Array, change: (entries: Record<string, Uint8Array>) => void): Uint8Array {
+  const entries = unzipSync(base);
+  change(entries);
+  const manifest = JSON.parse(strFromU8(entries['manifest.json']));
+  manifest.entries = {};
+  for (const [name, data] of Object.entries(entries)) {
+    if (name.startsWith('manifest.') || name.endsWith('/')) continue;
+    manifest.entries[name] = { sha256: createHash('sha256').update(data).digest('hex'), size: data.byteLength };
+  }
+  entries['manifest.json'] = strToU8(JSON.stringify(manifest));
+  return zipSync(entries);
+}
+
+const json = (data: Uint8Array) => JSON.parse(strFromU8(data));
+
+function withCode(entries: Record<string, Uint8Array>, code: string): void {
+  const history = json(entries['history.json']);
+  history.rounds[0].message = code;
+  entries['history.json'] = strToU8(JSON.stringify(history));
+}
+
+function asStudent(entries: Record<string, Uint8Array>, student: string): void {
+  const submission = json(entries['submission.json']);
+  submission.student = student;
+  entries['submission.json'] = strToU8(JSON.stringify(submission));
+}
+
+/** The class: 30 hand-ins made from Bob's, each with the right code and its own data.xlsx under the same name. */
+function classHandIns(): { name: string; data: Uint8Array }[] {
+  return Array.from({ length: 30 }, (_, i) => i + 1).map((k) => {
+    const name = `Student ${String(k).padStart(2, '0')}`;
+    const data = variant(bobHandIn, (e) => {
+      asStudent(e, name);
+      withCode(e, RIGHT);
+      e['files/data.xlsx'] = workbook(studentData(k));
+    });
+    return { name: `Column sums-${name}.pytabs.zip`, data };
+  });
+}
+
+let assignmentFile: Uint8Array;
+let bobHandIn: Uint8Array;
+let teacher: Page;
+
+test.beforeAll(async ({ browser }: { browser: Browser }) => {
+  teacher = await (await browser.newContext()).newPage();
+});
+
+test('a teacher saves a session as an assignment: starter file, instructions, starter code, checks with points', async () => {
+  test.setTimeout(180_000);
+  await openApp(teacher);
+  await choose(teacher, 'Upload files', [{ name: 'data.xlsx', text: workbook([2, 4, 6]) }]);
+  await expect(region(teacher, 'Files')).toContainText('data.xlsx');
+  await teacher.getByRole('button', { name: 'Save as assignment' }).click();
+  const dialog = teacher.getByRole('dialog', { name: 'Save as assignment' });
+  await expect(dialog).toContainText('not secret');
+  await dialog.getByRole('textbox', { name: 'Title' }).fill('Column sums');
+  await dialog.getByRole('textbox', { name: 'Instructions (Markdown)' }).fill('Add up column **n** of `data.xlsx` into `total`, and write `count_rows()`.');
+  await dialog.getByRole('textbox', { name: 'Starter code' }).fill("rows = read_excel('data.xlsx', 0)\n");
+  await dialog.getByRole('textbox', { name: /^Checks/ }).fill(CHECKS);
+  await dialog.getByRole('spinbutton', { name: 'Points for check_total' }).fill('2');
+  await expect(dialog.getByRole('spinbutton', { name: 'Points for check_rows' })).toHaveValue('1');
+  await dialog.getByRole('spinbutton', { name: 'Time limit per check (seconds)' }).fill('5');
+  const { download, data } = await downloaded(teacher, () => dialog.getByRole('button', { name: 'Save assignment' }).click());
+  expect(download.suggestedFilename()).toBe('Column sums.pytabs.zip');
+  assignmentFile = data;
+
+  const zip = unzipSync(data);
+  expect(Object.keys(zip).sort()).toEqual(['assignment.json', 'files/data.xlsx', 'history.ipynb', 'history.json', 'manifest.json', 'manifest.sig']);
+  const assignment = json(zip['assignment.json']);
+  expect(assignment.checks).toEqual([
+    { name: 'check_total', points: 2 },
+    { name: 'check_even', points: 1 },
+    { name: 'check_rows', points: 1 },
+  ]);
+  const panel = region(teacher, 'Assignment: Column sums');
+  await expect(panel.getByRole('button', { name: 'Grade submissions' })).toBeVisible();
+  await expect(panel.locator('strong')).toHaveText('n');
+});
+
+test('a student opens it, passes two checks of three, checks without changing a variable, and hands in', async ({ browser }) => {
+  test.setTimeout(240_000);
+  const student = await (await browser.newContext()).newPage();
+  await openApp(student);
+  await chooseFiles(student, 'Import session', [{ name: 'Column sums.pytabs.zip', data: assignmentFile }]);
+  await expect(student.getByRole('heading', { name: 'Column sums', exact: true })).toBeVisible();
+  const panel = region(student, 'Assignment: Column sums');
+  await expect(panel).toContainText('Add up column n of data.xlsx');
+  await expect(panel).toContainText('not secret');
+  await expect(student.getByRole('textbox', { name: 'Message' })).toContainText("rows = read_excel('data.xlsx', 0)");
+
+  await send(student, BOB);
+  await expect(reply(student, 1)).toContainText('total 12', FIRST_RUN);
+  await panel.getByRole('button', { name: 'Check my work' }).click();
+  const results = panel.getByRole('list', { name: 'Check results' });
+  await expect(results.getByRole('listitem')).toHaveText([
+    /^Passed check_total \(2 of 2 points\): total is the sum of column n/,
+    /^Passed check_even \(1 of 1 points\)/,
+    /^Failed check_rows \(0 of 1 points\): count_rows\(\) should give the number of rows/,
+  ]);
+  await expect(panel.getByRole('status')).toHaveText('3 of 4 points in this browser.');
+
+  await panel.getByRole('button', { name: 'Hand in' }).click();
+  const dialog = student.getByRole('dialog', { name: 'Hand in' });
+  await dialog.getByRole('button', { name: 'Save hand-in' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Type your name to hand in.');
+  await dialog.getByRole('textbox', { name: 'Your name' }).fill('Bob');
+  const { download, data } = await downloaded(student, () => dialog.getByRole('button', { name: 'Save hand-in' }).click());
+  expect(download.suggestedFilename()).toBe('Column sums-Bob.pytabs.zip');
+  bobHandIn = data;
+  const zip = unzipSync(data);
+  const submission = json(zip['submission.json']);
+  expect(submission.student).toBe('Bob');
+  expect(submission.results.map((r: { earned: number }) => r.earned)).toEqual([2, 1, 0]);
+  expect(zip['files/data.xlsx']).toBeDefined();
+
+  // check_total cleared its copy of rows; the student's own are as they were, and so is the session.
+  await send(student, 'len(rows), total');
+  await expect(reply(student, 2)).toContainText('(3, 12)');
+  await student.context().close();
+});
+
+test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, side by side, and downloads the grades', async () => {
+  test.setTimeout(600_000);
+  const assignment = json(unzipSync(assignmentFile)['assignment.json']);
+  const students = classHandIns();
+  const loop = variant(bobHandIn, (e) => {
+    asStudent(e, 'Loop Larry');
+    withCode(e, RIGHT.replace('    return len(rows)', '    while True:\n        pass'));
+  });
+  const crash = variant(bobHandIn, (e) => {
+    asStudent(e, 'Crash Carl');
+    withCode(e, `${RIGHT}\nimport os\nos.abort()`);
+  });
+  const noisy = variant(bobHandIn, (e) => {
+    asStudent(e, 'Noisy Nina');
+    withCode(e, `${RIGHT}\nfor _ in range(200):\n    print('x' * 100_000)`);
+  });
+  // A forger: checks that always pass in the file, and claimed full marks.
+  const forged = variant(bobHandIn, (e) => {
+    asStudent(e, 'Forger Fay');
+    withCode(e, RIGHT.replace("total = sum(r['n'] for r in rows)", 'total = 1'));
+    const fake = { ...assignment, checkSource: CHECKS.replace(/    assert .*/g, '    pass') };
+    const body = [fake.title, fake.instructions, fake.starterCode, fake.checkSource, fake.checks, fake.timeLimitSeconds];
+    fake.digest = createHash('sha256').update(JSON.stringify(body, null, 1)).digest('hex');
+    e['assignment.json'] = strToU8(JSON.stringify(fake));
+    const submission = json(e['submission.json']);
+    submission.results = submission.results.map((r: { points: number }) => ({ ...r, passed: true, earned: r.points }));
+    e['submission.json'] = strToU8(JSON.stringify(submission));
+  });
+  const otherAssignment = variant(bobHandIn, (e) => {
+    const submission = json(e['submission.json']);
+    submission.assignment = { id: 'another-id', digest: '0'.repeat(64), title: 'Word counts' };
+    submission.student = 'Wrong Walt';
+    e['submission.json'] = strToU8(JSON.stringify(submission));
+  });
+  const before = await dumpDatabase(teacher);
+
+  await chooseFiles(teacher, 'Grade submissions', [
+    { name: 'Column sums-Bob.pytabs.zip', data: bobHandIn },
+    ...students,
+    { name: 'loop.pytabs.zip', data: loop },
+    { name: 'crash.pytabs.zip', data: crash },
+    { name: 'noisy.pytabs.zip', data: noisy },
+    { name: 'forged.pytabs.zip', data: forged },
+    { name: 'other.pytabs.zip', data: otherAssignment },
+    { name: 'notes.pytabs.zip', data: strToU8('not a zip') },
+  ]);
+  const grading = region(teacher, 'Grading');
+  const progress = grading.getByRole('progressbar', { name: 'Grading progress' });
+  await expect(progress).toHaveAttribute('aria-valuemax', '37');
+  await expect(grading.getByRole('button', { name: 'Stop' })).toBeEnabled();
+  await expect(progress).toHaveAttribute('aria-valuenow', '37', { timeout: 540_000 });
+  await expect(grading.getByRole('button', { name: 'Stop' })).toBeDisabled();
+
+  const table = grading.getByRole('table', { name: 'Grades' });
+  const row = (name: string) => table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name, exact: true }) });
+  await expect(row('Bob')).toContainText('graded');
+  await expect(row('Bob').getByRole('cell').nth(3)).toHaveText('3');
+  for (const k of [1, 2, 7, 30]) {
+    const r = row(`Student ${String(k).padStart(2, '0')}`);
+    await expect(r).toContainText('graded');
+    await expect(r.getByRole('cell').nth(3)).toHaveText(k % 2 ? '3' : '4');
+    if (k % 2) await expect(r).toContainText(`total ${1000 + 3 * k} should be even`);
+  }
+  await expect(row('Loop Larry')).toContainText('check_rows did not finish in 5 s');
+  await expect(row('Loop Larry').getByRole('cell').nth(3)).toHaveText('3');
+  await expect(row('Crash Carl')).toContainText('error');
+  await expect(row('Crash Carl')).toContainText('The worker crashed in cell 1');
+  await expect(row('Noisy Nina').getByRole('cell').nth(3)).toHaveText('4');
+  await expect(row('Forger Fay').getByRole('cell').nth(3)).toHaveText('1');
+  await expect(row('Forger Fay')).toContainText('Its copy of the checks was changed after it was handed out; it was ignored');
+  await expect(row('other.pytabs.zip')).toContainText('It is a hand-in of another assignment ("Word counts"), not of "Column sums".');
+  await expect(row('notes.pytabs.zip')).toContainText('refused');
+
+  // A row opens that student's work, read-only; the forger's claimed marks are shown, not used.
+  await row('Forger Fay').getByRole('button', { name: 'Forger Fay' }).click();
+  const work = teacher.getByRole('dialog', { name: 'Work of Forger Fay' });
+  await expect(work).toContainText('total = 1');
+  await expect(work).toContainText('data.xlsx');
+  await expect(work).toContainText('check_total: passed (2 of 2)');
+  await work.getByRole('button', { name: 'Close' }).click();
+
+  const axe = await new AxeBuilder({ page: teacher }).analyze();
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+
+  // Nothing of a hand-in reached the teacher's storage: the same sessions, files and variables.
+  const after = await dumpDatabase(teacher);
+  for (const store of ['sessions', 'files', 'fileData', 'variables', 'pickles', 'rounds']) expect(after[store], store).toEqual(before[store]);
+
+  await grading.getByRole('button', { name: 'Download grades' }).click();
+  const choice = teacher.getByRole('dialog', { name: 'Download grades' });
+  const xlsx = await downloaded(teacher, () => choice.getByRole('button', { name: 'Excel workbook (.xlsx)' }).click());
+  const csv = await downloaded(teacher, () => choice.getByRole('button', { name: 'CSV (.csv)' }).click());
+  expect(xlsx.download.suggestedFilename()).toBe('Column sums-grades.xlsx');
+  expect(csv.download.suggestedFilename()).toBe('Column sums-grades.csv');
+  await choice.getByRole('button', { name: 'Close' }).click();
+  await expect(choice).toBeHidden();
+  const fromXlsx = XLSX.utils.sheet_to_json<Record<string, unknown>>(XLSX.read(xlsx.data).Sheets.Grades);
+  const csvBook = XLSX.read(strFromU8(csv.data), { type: 'string', raw: true });
+  const fromCsv = XLSX.utils.sheet_to_json<Record<string, unknown>>(csvBook.Sheets[csvBook.SheetNames[0]], { raw: false });
+  for (const table of [fromXlsx, fromCsv]) {
+    expect(table).toHaveLength(37);
+    const byName = new Map(table.map((r) => [String(r.Student), r]));
+    for (let k = 1; k <= 30; k++) {
+      const r = byName.get(`Student ${String(k).padStart(2, '0')}`)!;
+      expect(String(r['Total (4)']), `student ${k}`).toBe(k % 2 ? '3' : '4');
+      expect(String(r['check_even (1)'])).toBe(k % 2 ? '0' : '1');
+      expect(String(r.Messages ?? '')).toBe(k % 2 ? `check_even: total ${1000 + 3 * k} should be even` : '');
+    }
+    expect(String(byName.get('Bob')!['Total (4)'])).toBe('3');
+    expect(String(byName.get('Forger Fay')!['Total (4)'])).toBe('1');
+    expect(String(byName.get('Crash Carl')!.Status)).toBe('error');
+    expect(String(byName.get('Loop Larry')!.Errors)).toContain('check_rows did not finish in 5 s');
+    expect(String(byName.get('other.pytabs.zip')!.Status)).toBe('refused');
+  }
+});
+
+test('Stop ends a grading run: the hand-ins being graded and those waiting are marked stopped, the rest keep their grades', async () => {
+  test.setTimeout(300_000);
+  const grading = region(teacher, 'Grading');
+  const progress = grading.getByRole('progressbar', { name: 'Grading progress' });
+  await chooseFiles(teacher, 'Grade submissions', classHandIns());
+  await expect(progress).toHaveAttribute('aria-valuemax', '67');
+  await expect.poll(async () => Number(await progress.getAttribute('aria-valuenow')), { timeout: 120_000 }).toBeGreaterThan(38);
+  await grading.getByRole('button', { name: 'Stop' }).click();
+  await expect(progress).toHaveAttribute('aria-valuenow', '67');
+  await expect(grading.getByRole('button', { name: 'Stop' })).toBeDisabled();
+  const table = grading.getByRole('table', { name: 'Grades' });
+  const stopped = await table.getByRole('row').filter({ hasText: 'stopped' }).count();
+  expect(stopped).toBeGreaterThan(0);
+  expect(stopped).toBeLessThan(30);
+  await expect(table.getByRole('row').filter({ hasText: 'grading…' })).toHaveCount(0);
+  // The first batch's rows are untouched.
+  const bob = table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name: 'Bob', exact: true }) });
+  await expect(bob).toContainText('graded');
+});

@@ -1,0 +1,174 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { loadPyodide } from 'pyodide';
+import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
+import { commitChange } from '../../src/lib/storage/commit';
+import { getSession, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
+import { getAssignment } from '../../src/lib/storage/assignments';
+import { DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
+import type { SessionInfo } from '../../src/lib/sessions/manager';
+import { importSession } from '../../src/lib/portability';
+import { checkNames, makeAssignment, readAssignment, readSubmission } from '../../src/lib/portability/assignment-file';
+import { saveAsAssignment } from '../../src/lib/assignments/session-assignment';
+import { checkWork, handIn } from '../../src/lib/assignments/student';
+import { GradingRun } from '../../src/lib/assignments/grading';
+import type { AssignmentManager } from '../../src/lib/assignments/manager';
+import { WorkerSession } from '../../workers/runtime/session';
+
+// Assignments as files on real (fake-indexeddb) storage, with checks on real Pyodide: what
+// Save as assignment writes, what a student's session gets, what a hand-in holds, and what
+// grading refuses before any worker starts (grading itself runs in workers: tests/e2e/assignments.spec.ts).
+
+const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
+const CHECKS = `
+def check_total():
+    "total is the sum of column n"
+    assert total == 10, "total should be the sum of column n"
+
+def check_mean():
+    assert mean == 2.5, "mean should be 2.5"
+
+def check_name():
+    assert name == "Ada", "name should be Ada"
+`;
+const draft = {
+  title: 'Sums',
+  instructions: '# Sums\nAdd up column **n** of `data.csv`.',
+  starterCode: 'rows = open("data.csv").read().split()\n',
+  checkSource: CHECKS,
+  checks: [{ name: 'check_total', points: 2 }],
+  timeLimitSeconds: 5,
+};
+
+let db: PyTabsDB;
+let manager: AssignmentManager;
+let python: WorkerSession;
+
+beforeAll(async () => {
+  const dbName = 'assignments-test';
+  db = await openDb(dbName);
+  python = new WorkerSession(await loadPyodide(), null);
+  await python.start();
+  manager = {
+    dbName,
+    getSettings: () => DEFAULT_SETTINGS,
+    getSession: async (id) => ({ ...(await getSession(db, id))!, status: 'asleep' }) as SessionInfo,
+    claim: async () => 'owned',
+    storageChanged: () => undefined,
+    dispose: async () => undefined,
+    // The student's Python: one real interpreter stands for the session's worker.
+    runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
+    scratchHost: () => {
+      throw new Error('grading workers run in the browser');
+    },
+  };
+});
+
+describe('assignment.json', () => {
+  it('lists the check functions and gives each its points (1 unless set)', async () => {
+    expect(checkNames(CHECKS)).toEqual(['check_total', 'check_mean', 'check_name']);
+    const a = await makeAssignment(draft);
+    expect(a.checks).toEqual([
+      { name: 'check_total', points: 2 },
+      { name: 'check_mean', points: 1 },
+      { name: 'check_name', points: 1 },
+    ]);
+    expect(a.digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a draft without checks, and a file whose checks were changed after saving', async () => {
+    await expect(makeAssignment({ ...draft, checkSource: 'x = 1' })).rejects.toThrow(/no function/);
+    const a = await makeAssignment(draft);
+    const forged = { format: 'pytabs-assignment', version: 1, ...a, checkSource: 'def check_total():\n    pass\n' };
+    await expect(readAssignment(forged)).rejects.toThrow(/does not match its digest/);
+    expect(await readAssignment({ format: 'pytabs-assignment', version: 1, ...a })).toEqual(a);
+  });
+});
+
+describe('Save as assignment, the student, Hand in', () => {
+  let teacherId: string;
+  let assignmentFile: Uint8Array;
+  let studentId: string;
+
+  beforeAll(async () => {
+    teacherId = crypto.randomUUID();
+    await putSession(db, newSessionRecord(teacherId, 'Teacher'));
+    await commitChange(db, teacherId, {
+      files: { put: [{ path: 'data.csv', data: strToU8('1\n2\n3\n4\n'), modifiedAt: 1 }] },
+      replay: ['def solution():\n    return 10'],
+    });
+  });
+
+  it('writes the starter files and assignment.json, not the teacher’s history or variables, and keeps the id on a second save', async () => {
+    const { assignment, file } = await saveAsAssignment(manager, teacherId, draft);
+    expect(file.name).toBe('Sums.pytabs.zip');
+    const entries = unzipSync(file.data);
+    expect(Object.keys(entries).sort()).toEqual(['assignment.json', 'files/data.csv', 'history.ipynb', 'history.json', 'manifest.json', 'manifest.sig']);
+    expect(JSON.parse(strFromU8(entries['history.json'])).rounds).toEqual([]);
+    expect((await getAssignment(db, teacherId))).toEqual({ role: 'teacher', assignment });
+    const again = await saveAsAssignment(manager, teacherId, { ...draft, instructions: 'New words' });
+    expect(again.assignment.id).toBe(assignment.id);
+    expect(again.assignment.digest).not.toBe(assignment.digest);
+    assignmentFile = file.data;
+  });
+
+  it('opens for a student as a new session carrying the assignment as the student’s', async () => {
+    const opened = await importSession(manager, { name: 'Sums.pytabs.zip', data: assignmentFile });
+    studentId = opened.sessionId;
+    expect(opened.files).toEqual(['data.csv']);
+    const found = await getAssignment(db, studentId);
+    expect(found?.role).toBe('student');
+    expect(found?.assignment.title).toBe('Sums');
+  });
+
+  it('checks the work (two of three pass) without changing a variable, and hands in the results', async () => {
+    await python.run('total = 10\nmean = 2.5\nname = "Bob"', undefined, {}, limits);
+    const heard: string[] = [];
+    const results = await checkWork(manager, studentId, (r) => heard.push(r.name));
+    expect(heard).toEqual(['check_total', 'check_mean', 'check_name']);
+    expect(results.map((r) => [r.name, r.passed, r.earned])).toEqual([
+      ['check_total', true, 2],
+      ['check_mean', true, 1],
+      ['check_name', false, 0],
+    ]);
+    expect(results[2].message).toBe('name should be Ada');
+    expect((await python.run('name', undefined, {}, limits)).result?.['text/plain']).toBe("'Bob'");
+
+    const file = await handIn(manager, studentId, '  Bob Stone ', results, 1_700_000_000_000);
+    expect(file.name).toBe('Sums-Bob Stone.pytabs.zip');
+    const entries = unzipSync(file.data);
+    const submission = readSubmission(JSON.parse(strFromU8(entries['submission.json'])));
+    expect(submission.student).toBe('Bob Stone');
+    expect(submission.results.map((r) => r.earned)).toEqual([2, 1, 0]);
+    expect(entries['files/data.csv']).toBeDefined();
+    const listed = JSON.parse(strFromU8(entries['manifest.json'])).entries;
+    expect(Object.keys(listed)).toContain('submission.json');
+    await expect(handIn(manager, studentId, '   ', results)).rejects.toThrow(/Type your name/);
+  });
+
+  it('grading refuses, with the reason, a file that is not a hand-in of this assignment, before any worker starts', async () => {
+    const teacher = (await getAssignment(db, teacherId))!.assignment;
+    const otherTeacher = crypto.randomUUID();
+    await putSession(db, newSessionRecord(otherTeacher, 'Other'));
+    await saveAsAssignment(manager, otherTeacher, { ...draft, title: 'Other exercise' });
+    const otherStudent = (await importSession(manager, { name: 'o.pytabs.zip', data: (await saveAsAssignment(manager, otherTeacher, { ...draft, title: 'Other exercise' })).file.data })).sessionId;
+    const wrong = await handIn(manager, otherStudent, 'Eve', []);
+    const tampered = unzipSync(wrong.data);
+    tampered['files/extra.txt'] = strToU8('not in the manifest');
+
+    const run = new GradingRun(manager, teacher);
+    await run.add([
+      { name: wrong.name, data: wrong.data },
+      { name: 'Sums.pytabs.zip', data: assignmentFile },
+      { name: 'notes.txt', data: strToU8('hello') },
+      { name: 'tampered.pytabs.zip', data: zipSync(tampered) },
+    ]);
+    expect(run.rows.map((r) => r.status)).toEqual(['refused', 'refused', 'refused', 'refused']);
+    expect(run.rows[0].errors[0]).toBe('It is a hand-in of another assignment ("Other exercise"), not of "Sums".');
+    expect(run.rows[1].errors[0]).toMatch(/not a hand-in: it has no submission.json/);
+    expect(run.rows[2].errors[0]).toMatch(/not a zip archive/);
+    expect(run.rows[3].errors[0]).toMatch(/"files\/extra.txt" is in the archive but not in its manifest/);
+    expect(run.progress).toEqual({ done: 4, total: 4 });
+  });
+});
