@@ -27,7 +27,7 @@ export interface PortableView {
   refresh(): Promise<void>;
   loadHistory(): Promise<void>;
   start(): Promise<void>;
-  send(text: string, options: { composer: boolean }): Promise<void>;
+  send(text: string, options: { composer: boolean }): Promise<unknown>;
 }
 
 function message(error: unknown): string {
