@@ -1,6 +1,7 @@
 import { mount } from 'svelte';
 import { SessionManager } from '../../lib';
-import { embedPage, loadAllowedOrigins, openEmbedSession, readEmbed, type OpenedEmbed } from '../../lib/embed';
+import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, readEmbed, type OpenedEmbed } from '../../lib/embed';
+import { SHARE_ROUTE } from '../../lib/portability/share-link';
 import Embed from './Embed.svelte';
 import { EmbedView } from './embed-view.svelte';
 
@@ -10,6 +11,30 @@ function showAlert(target: HTMLElement, text: string): void {
   p.style.padding = '1rem';
   p.textContent = text;
   target.replaceChildren(p);
+}
+
+/**
+ * A browser that blocks storage for other sites' frames (third-party storage: Chromium with
+ * third-party cookies blocked, incognito windows) gives an embed no IndexedDB, so no session:
+ * said so, with the author's version to open in a PyTabs tab of its own (the fragment's `v`
+ * and `z` are a shared link's, so no storage is needed to make that link).
+ */
+function showStorageBlocked(target: HTMLElement, reason: string, appUrl: string): void {
+  const box = document.createElement('div');
+  box.setAttribute('role', 'alert');
+  box.style.padding = '1rem';
+  const p = document.createElement('p');
+  p.textContent = `This browser does not let PyTabs keep anything inside another site's page (${reason}), so this embed cannot run here. Open it in PyTabs to run it in a tab of its own.`;
+  const params = new URLSearchParams(location.hash.slice(EMBED_ROUTE.length + 1));
+  const link = document.createElement('a');
+  link.textContent = 'Open in PyTabs';
+  link.target = '_blank';
+  link.rel = 'noopener';
+  link.href = params.has(EMBED_PARAMS.data)
+    ? `${appUrl}${SHARE_ROUTE}?${new URLSearchParams({ v: params.get(EMBED_PARAMS.version) ?? '', z: params.get(EMBED_PARAMS.data)! }).toString()}`
+    : appUrl;
+  box.append(p, link);
+  target.replaceChildren(box);
 }
 
 /**
@@ -37,7 +62,8 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
   try {
     manager = await SessionManager.open();
   } catch (error) {
-    showAlert(target, `PyTabs could not open its storage (IndexedDB): ${(error as Error).message}. Private browsing or blocked site data can cause this.`);
+    if (framed) showStorageBlocked(target, (error as Error).message, appUrl);
+    else showAlert(target, `PyTabs could not open its storage (IndexedDB): ${(error as Error).message}. Private browsing or blocked site data can cause this.`);
     return;
   }
   onManager(manager);
