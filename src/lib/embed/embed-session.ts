@@ -3,6 +3,7 @@ import { findEmbedSession, getEmbedMark, readShareable, replaceSessionContents, 
 import { withStorage, type PortableManager } from '../portability/manager';
 import { MAX_SHARE_CHARS, MAX_SHARED_BYTES, encodeShare, type OpenedShare, type SharedSession } from '../portability/share-link';
 import { SHARE_VERSION, packShare } from '../portability/share-format';
+import { asText } from '../portability/shared-session';
 import { embedFragment, type EmbedSettings } from './fragment';
 import type { EmbedOptions } from './options';
 
@@ -115,20 +116,14 @@ export async function isEmbedSession(manager: PortableManager, sessionId: string
   return mark !== null && mark.page === pageKey && mark.embedId === embedId;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** A session's text files, as a link carries them. */
+/** A session's name, typed cells and text files, as a link carries them. */
 async function textFiles(manager: PortableManager, sessionId: string): Promise<{ name: string; cells: string[]; files: SharedSession['files'] } | null> {
   const stored = await withStorage(manager, (db) => readShareable(db, sessionId));
   if (!stored) return null;
   const files: SharedSession['files'] = [];
   for (const file of stored.files.sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    try {
-      const text = strictUtf8.decode(file.data);
-      if (!text.includes('\u0000')) files.push({ path: file.path, text });
-    } catch {
-      // Binary files stay out: a link carries text.
-    }
+    const text = asText(file.data);
+    if (text !== null) files.push({ path: file.path, text });
   }
   const cells = stored.rounds.sort((a, b) => a.seq - b.seq).filter((r) => r.kind !== 'ask').map((r) => r.message);
   return { name: stored.record.name, cells, files };
