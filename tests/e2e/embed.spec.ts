@@ -309,6 +309,8 @@ test('an embed opened by itself is accessible, in both themes, with its code rea
   await page.keyboard.type('zzz');
   await expect(code).toHaveText('x = 41x + 1');
   expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe('dark');
+  // The palette's dark half (app.css), whatever the system's scheme.
+  expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(17, 20, 24)');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await expect(page.getByRole('region', { name: 'Output' })).toContainText('42', FIRST_RUN);
   await expect(page.getByRole('region', { name: 'Variables' })).toContainText('int');
@@ -330,7 +332,9 @@ test('an embed opened by itself is accessible, in both themes, with its code rea
   await page.goto(`/${embedHash('id=hidden&hide=code&theme=light', { name: 'Hidden', cells: ['print("from hidden code")'], files: [] })}`);
   await expect(page.getByRole('heading', { name: 'Hidden' })).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'Code' })).toHaveCount(0);
+  await page.emulateMedia({ colorScheme: 'dark' });
   expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe('light');
+  expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(246, 247, 249)');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await expect(page.getByRole('region', { name: 'Output' })).toContainText('from hidden code', FIRST_RUN);
   const axeLight = await new AxeBuilder({ page }).analyze();
