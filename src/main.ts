@@ -6,8 +6,7 @@ import { SessionManager, onDataErased, type DataGoneReason } from './lib';
 import { startAppServiceWorker, type AppServiceWorker } from './lib/offline/service-worker';
 import UpdateBanner from './ui/UpdateBanner.svelte';
 import { createApi, type PyTabsApi } from './lib/api';
-import { isEmbedLink } from './lib/embed';
-import { startEmbed } from './ui/embed/start-embed';
+import { isEmbedLink } from './lib/embed/options';
 
 declare global {
   interface Window {
@@ -85,7 +84,9 @@ async function startApp(): Promise<void> {
 }
 
 if (isEmbedLink(location.hash)) {
-  // An embed (src/ui/embed) is one session for an iframe: no session list, no settings, no update banner.
+  // An embed (src/ui/embed) is one session for an iframe: no session list, no settings, no update
+  // banner. A chunk of its own, so the app's first load carries none of it.
+  const { startEmbed } = await import('./ui/embed/start-embed');
   await startEmbed(target, (manager) => serviceWorker.attach(manager));
 } else {
   await startApp();
