@@ -1,4 +1,4 @@
-import { defineConfig, type Plugin } from 'vite';
+import { build, defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -171,7 +171,7 @@ function workerCsp(): Plugin {
  * The service worker (src/sw.ts) and the list of files it keeps for offline use: every file
  * of the build the app loads, which the filter below picks from the build output, so new
  * chunks and renamed files need no list kept by hand. Left out: a vendored package index
- * (kept per package when used), source maps, the host's `_headers`, and `pyodide/pyodide.mjs`
+ * (kept per package when used), source maps, the host's `_headers`, `embed-origins.json` and the embed client, and `pyodide/pyodide.mjs`
  * (the bench's bare worker imports it; the app bundles Pyodide's JS into its worker).
  * Registered by the page in the production build only (src/lib/offline/service-worker.ts).
  */
@@ -196,6 +196,10 @@ function serviceWorker() {
         'pyodide/pyodide.asm.mjs',
         'pyodide/snapshot-*.bin',
         'pyodide/snapshot-*.bin.gz',
+        // Read fresh by each embed (src/lib/embed/origins.ts): a deployer's change must apply at once.
+        'embed-origins.json',
+        // The embed client and its example page are for other sites' pages, not this app.
+        'embed/**',
       ],
       // The wasm (9.6 MB) and the start snapshot (15 MB) are what offline use needs most.
       maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
@@ -204,9 +208,39 @@ function serviceWorker() {
   });
 }
 
+/**
+ * Builds the embed client (src/embed-client) into `embed/pytabs-embed.js` beside the app: one
+ * self-contained ES module a page author imports from the deployment (or copies to their site),
+ * so it is built on its own, sharing no chunk with the app.
+ */
+function embedClient(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'pytabs-embed-client',
+    apply: 'build',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    async closeBundle() {
+      await build({
+        configFile: false,
+        logLevel: 'warn',
+        publicDir: false,
+        build: {
+          minify: true,
+          outDir: path.join(outDir, 'embed'),
+          emptyOutDir: false,
+          target: 'es2022',
+          lib: { entry: fileURLToPath(new URL('./src/embed-client/index.ts', import.meta.url)), formats: ['es'], fileName: () => 'pytabs-embed.js' },
+        },
+      });
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), serviceWorker()],
+  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), serviceWorker(), embedClient()],
   // Shared with the service worker's own build (src/sw.ts), which adds the policy on hosts that send none.
   define: { __PYTABS_WORKER_CSP__: JSON.stringify(workerPolicy()) },
   // Pyodide is bundled into the session worker, which Vite builds with its own plugins.

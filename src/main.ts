@@ -6,6 +6,7 @@ import { SessionManager, onDataErased, type DataGoneReason } from './lib';
 import { startAppServiceWorker, type AppServiceWorker } from './lib/offline/service-worker';
 import UpdateBanner from './ui/UpdateBanner.svelte';
 import { createApi, type PyTabsApi } from './lib/api';
+import { isEmbedLink } from './lib/embed/options';
 
 declare global {
   interface Window {
@@ -53,27 +54,40 @@ const target = document.getElementById('app')!;
 // First, before any session worker: a first visit's workers wait until it controls the page.
 const serviceWorker = startAppServiceWorker();
 window.pytabsOffline = serviceWorker;
-try {
-  const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
-  serviceWorker.attach(manager);
-  target.replaceChildren();
-  window.pytabs = createApi(manager);
-  window.pytabsLib = lib;
-  addEventListener('pagehide', () => manager.dispose());
-  const app = mount(App, { target, props: { manager } });
-  void onDataErased(manager, (reason) => {
-    void unmount(app);
-    showDataGone(target, reason);
-  });
-  // Offline use and updates (src/sw.ts); the banner sits above the app, outside its layout.
-  const banner = document.createElement('div');
-  target.before(banner);
-  mount(UpdateBanner, { target: banner, props: { worker: serviceWorker } });
-} catch (error) {
-  // Without storage there is no app; say why instead of leaving a blank page.
-  const p = document.createElement('p');
-  p.setAttribute('role', 'alert');
-  p.style.padding = '2rem';
-  p.textContent = `PyTabs could not open its storage (IndexedDB): ${error instanceof Error ? error.message : String(error)}. Private browsing or blocked site data can cause this.`;
-  target.replaceChildren(p);
+
+/** The app: the session list, one session's chat and panels, settings. */
+async function startApp(): Promise<void> {
+  try {
+    const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
+    serviceWorker.attach(manager);
+    target.replaceChildren();
+    window.pytabs = createApi(manager);
+    window.pytabsLib = lib;
+    addEventListener('pagehide', () => manager.dispose());
+    const app = mount(App, { target, props: { manager } });
+    void onDataErased(manager, (reason) => {
+      void unmount(app);
+      showDataGone(target, reason);
+    });
+    // Offline use and updates (src/sw.ts); the banner sits above the app, outside its layout.
+    const banner = document.createElement('div');
+    target.before(banner);
+    mount(UpdateBanner, { target: banner, props: { worker: serviceWorker } });
+  } catch (error) {
+    // Without storage there is no app; say why instead of leaving a blank page.
+    const p = document.createElement('p');
+    p.setAttribute('role', 'alert');
+    p.style.padding = '2rem';
+    p.textContent = `PyTabs could not open its storage (IndexedDB): ${error instanceof Error ? error.message : String(error)}. Private browsing or blocked site data can cause this.`;
+    target.replaceChildren(p);
+  }
+}
+
+if (isEmbedLink(location.hash)) {
+  // An embed (src/ui/embed) is one session for an iframe: no session list, no settings, no update
+  // banner. A chunk of its own, so the app's first load carries none of it.
+  const { startEmbed } = await import('./ui/embed/start-embed');
+  await startEmbed(target, (manager) => serviceWorker.attach(manager));
+} else {
+  await startApp();
 }

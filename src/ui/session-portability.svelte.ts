@@ -13,6 +13,7 @@ import {
   type ShareOffer,
 } from '../lib';
 import type { Round } from '../lib/chat';
+import { embedSession, type EmbedOffer, type EmbedSettings } from '../lib/embed';
 import type { Reporter } from './reporter';
 import { saveFile } from './save-file';
 
@@ -27,7 +28,7 @@ export interface PortableView {
   refresh(): Promise<void>;
   loadHistory(): Promise<void>;
   start(): Promise<void>;
-  send(text: string, options: { composer: boolean }): Promise<void>;
+  send(text: string, options: { composer: boolean }): Promise<unknown>;
 }
 
 function message(error: unknown): string {
@@ -78,6 +79,16 @@ export class SessionPortability {
       return await shareSession(this.manager, this.view.id, location.href);
     } catch (error) {
       this.report.notify(new Error(`Could not make a link to ${this.view.info.name}: ${message(error)}`));
+      return null;
+    }
+  }
+
+  /** Embed: the `<iframe>` snippet showing this session's code and text files with `settings`, or why there is none. */
+  async embed(settings: EmbedSettings): Promise<EmbedOffer | null> {
+    try {
+      return await embedSession(this.manager, this.view.id, location.href, settings);
+    } catch (error) {
+      this.report.notify(new Error(`Could not make an embed of ${this.view.info.name}: ${message(error)}`));
       return null;
     }
   }

@@ -294,22 +294,34 @@ export class SessionView {
     this.live = round ? [...others, round] : others;
   }
 
-  /** Sends a message with the attachments gathered so far; the composer is empty again at once. Run all sends without the composer's. */
-  async send(text: string, { composer = true } = {}): Promise<void> {
+  /**
+   * Sends a message with the attachments gathered so far; the composer is empty again at once.
+   * Run all and an embed send without the composer's; `onEvent` hears the round's events as they
+   * come (an embed tells its page). Resolves with the finished round, or null when it failed to run.
+   */
+  async send(text: string, { composer = true, onEvent }: { composer?: boolean; onEvent?: (event: RoundEvent) => void } = {}): Promise<Round | null> {
     const files = composer ? this.attachments : [];
-    if (!text.trim() && !files.length) return;
+    if (!text.trim() && !files.length) return null;
     if (composer) {
       this.attachments = [];
       this.draft = '';
     }
-    await this.liveRound((onEvent) => sendMessage(this.manager, this.id, text, { files, onEvent }));
+    return this.liveRound((draw) =>
+      sendMessage(this.manager, this.id, text, {
+        files,
+        onEvent: (event, round) => {
+          onEvent?.(event);
+          draw(event, round);
+        },
+      }),
+    );
   }
 
   /**
    * Runs a round and draws it while it runs, at most once per frame (output can stream faster
    * than the screen updates); the finished round joins the stored ones.
    */
-  private async liveRound(run: (onEvent: (event: RoundEvent, round: Round) => void, latest: () => Round | null) => Promise<Round>): Promise<void> {
+  private async liveRound(run: (onEvent: (event: RoundEvent, round: Round) => void, latest: () => Round | null) => Promise<Round>): Promise<Round | null> {
     let frame = 0;
     let latest: Round | null = null;
     const draw = () => {
@@ -328,10 +340,12 @@ export class SessionView {
       cancelAnimationFrame(frame);
       this.stored = [...this.stored.filter((r) => r.id !== round.id), round];
       this.setLive(null, round.id);
+      return round;
     } catch (error) {
       cancelAnimationFrame(frame);
       if (latest) this.setLive(null, (latest as Round).id);
       this.report.notify(error);
+      return null;
     }
   }
 

@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, type Frame, type Locator, type Page } from '@playwright/test';
 import type { PyTabsApi } from '../../src/lib/api';
 
 declare global {
@@ -13,8 +13,8 @@ export async function openApp(page: Page, path = '/'): Promise<void> {
   await expect.poll(() => page.evaluate(() => Boolean(window.pytabs)), { timeout: 30_000 }).toBe(true);
 }
 
-/** Every key in every store of the app's database, as strings, for asserting what storage holds. */
-export function dumpDatabase(page: Page): Promise<Record<string, string[]>> {
+/** Every key in every store of the app's database (of a page, or of an embed's frame), as strings, for asserting what storage holds. */
+export function dumpDatabase(page: Page | Frame): Promise<Record<string, string[]>> {
   return page.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const req = indexedDB.open('pytabs');

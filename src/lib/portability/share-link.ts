@@ -1,18 +1,19 @@
-import { Inflate, deflateSync } from 'fflate';
+import { Inflate } from 'fflate';
 import { formatBytes } from '../format';
 import { joinChunks } from './archive';
 import { list, parseJson, record, text } from './checks';
 import { ImportError } from './errors';
 import { checkArchivePath, refuseFileFolderClash } from './import';
 import { MAX_MESSAGE_CHARS } from './limits';
+import { SHARE_VERSION, packShare, type SharedSession } from './share-format';
+
+export { SHARE_VERSION, type SharedFile, type SharedSession } from './share-format';
 
 /**
- * A session in a link: `#/share?v=1&z=<base64url of raw DEFLATE of UTF-8 JSON>`. It is in the
- * fragment, which browsers never send to the host, so the page's host never sees the code.
- * JSON: `{ "name": string, "cells": string[], "files": [{ "path": string, "text": string }] }`.
+ * A session in a link: `#/share?v=1&z=<data>` (share-format.ts). It is in the fragment, which
+ * browsers never send to the host, so the page's host never sees the code.
  */
 export const SHARE_ROUTE = '#/share';
-export const SHARE_VERSION = 1;
 
 /**
  * The longest link Share makes, in characters: mail, chats and course pages keep a link this
@@ -32,31 +33,10 @@ export const MAX_SHARED_FILES = 200;
  */
 const SLICE = 512;
 
-export interface SharedFile {
-  path: string;
-  text: string;
-}
-
-/** What a shared link carries: the session's name, its cells as typed in order, its text files. */
-export interface SharedSession {
-  name: string;
-  cells: string[];
-  files: SharedFile[];
-}
-
 /** A link read and checked: its contents and a digest of them, which names the link whatever its compression. */
 export interface OpenedShare {
   session: SharedSession;
   key: string;
-}
-
-const utf8 = new TextEncoder();
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  // In slices: one call with every byte as an argument overflows the stack on long input.
-  for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 function fromBase64Url(data: string): Uint8Array {
@@ -67,9 +47,8 @@ function fromBase64Url(data: string): Uint8Array {
 
 /** The link's fragment for a session, and how many bytes its contents unpack to. */
 export function encodeShare(session: SharedSession): { fragment: string; bytes: number } {
-  const json = utf8.encode(JSON.stringify({ name: session.name, cells: session.cells, files: session.files }));
-  const data = toBase64Url(deflateSync(json, { level: 9 }));
-  return { fragment: `${SHARE_ROUTE}?v=${SHARE_VERSION}&z=${data}`, bytes: json.byteLength };
+  const { data, bytes } = packShare(session);
+  return { fragment: `${SHARE_ROUTE}?v=${SHARE_VERSION}&z=${data}`, bytes };
 }
 
 /** Whether an address's fragment is a shared link (checked or not). */
@@ -119,6 +98,24 @@ async function digest(bytes: Uint8Array): Promise<string> {
 }
 
 /**
+ * Reads a session from a fragment's parameters (`v`, `z`), with the same caps and checks as a
+ * shared link; an ImportError says what is wrong, before anything is written.
+ */
+export async function readSharedParams(params: URLSearchParams): Promise<OpenedShare> {
+  const version = params.get('v');
+  if (version !== String(SHARE_VERSION)) {
+    throw new ImportError(
+      version === null ? 'it has no version ("v=1").' : `it is version "${version.slice(0, 20)}"; this PyTabs opens version ${SHARE_VERSION} (a newer PyTabs may open it).`,
+    );
+  }
+  const data = params.get('z');
+  if (!data) throw new ImportError('it carries no session (it needs "z=<data>").');
+  const json = inflateCapped(fromBase64Url(data), MAX_SHARED_BYTES);
+  const session = checkSession(parseJson(json, 'Its data'));
+  return { session, key: await digest(json) };
+}
+
+/**
  * Reads a shared link's fragment; null when the address is not a shared link. A link that is
  * too long, damaged, of another version, unpacks to too much, or names files that could
  * leave the workspace throws an ImportError saying which, before anything is written.
@@ -127,22 +124,11 @@ export async function decodeShare(hash: string): Promise<OpenedShare | null> {
   if (!isShareLink(hash)) return null;
   try {
     if (hash.length > MAX_FRAGMENT_CHARS) throw new ImportError(`it is ${hash.length} characters long; at most ${MAX_FRAGMENT_CHARS} are opened.`);
-    const params = new URLSearchParams(hash.slice(SHARE_ROUTE.length + 1));
-    const version = params.get('v');
-    if (version !== String(SHARE_VERSION)) {
-      throw new ImportError(
-        version === null ? 'it has no version ("v=1").' : `it is version "${version.slice(0, 20)}"; this PyTabs opens version ${SHARE_VERSION} (a newer PyTabs may open it).`,
-      );
-    }
-    const data = params.get('z');
-    if (!data) throw new ImportError('it carries no session (it needs "z=<data>").');
-    const json = inflateCapped(fromBase64Url(data), MAX_SHARED_BYTES);
-    const session = checkSession(parseJson(json, 'Its data'));
-    return { session, key: await digest(json) };
+    return await readSharedParams(new URLSearchParams(hash.slice(SHARE_ROUTE.length + 1)));
   } catch (error) {
     if (error instanceof ImportError) throw new ImportError(`Cannot open this shared link: ${lowerFirst(error.message)}`);
     throw error;
   }
 }
 
-const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s);
+export const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s);

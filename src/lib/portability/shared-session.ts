@@ -22,7 +22,8 @@ export interface ShareOffer {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-function asText(data: Uint8Array): string | null {
+/** A file's bytes as text when they are UTF-8 without NUL (what a link carries), else null. */
+export function asText(data: Uint8Array): string | null {
   try {
     const text = strictUtf8.decode(data);
     return text.includes('\u0000') ? null : text;

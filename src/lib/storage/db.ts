@@ -154,7 +154,22 @@ export interface AssignmentRecord {
   assignment: Assignment;
 }
 
-export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord | AssignmentRecord;
+
+/**
+ * Marks a session as an embed's (src/lib/embed): the page that embeds it (its origin, and the
+ * path the page gave) and the embed's id name it, and only such a session answers the page's
+ * messages. `key` is the digest of the author's version it was made from or last reset to.
+ */
+export interface EmbedRecord {
+  sessionId: string;
+  kind: 'embed';
+  page: string;
+  embedId: string;
+  key: string;
+  openedAt: number;
+}
+
+export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord | AssignmentRecord | EmbedRecord;
 
 /** The bytes a session's `imports` records hold: the held pickles and the file it was opened from. */
 export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, origin: Pick<OriginRecord, 'data'> | null): number {

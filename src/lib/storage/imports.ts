@@ -11,6 +11,7 @@ import {
   type ReplayRecord,
   type SessionRecord,
   type SharedLinkRecord,
+  type EmbedRecord,
   type VariableRecord,
 } from './db';
 
@@ -30,6 +31,8 @@ export interface SessionContents {
   shared?: Omit<SharedLinkRecord, 'sessionId' | 'kind'>;
   /** The assignment it was opened from (written with a new session, or a reset; never exported with the session). */
   assignment?: Omit<AssignmentRecord, 'sessionId' | 'kind'>;
+  /** The embed it belongs to (written with a new session, or again by a reset; never exported). */
+  embed?: Omit<EmbedRecord, 'sessionId' | 'kind'>;
 }
 
 const ALL = ['sessions', ...SESSION_STORES] as const;
@@ -94,6 +97,7 @@ function putContents(tx: WriteTx, record: SessionRecord, contents: SessionConten
   if (contents.origin) track(tx.objectStore('imports').put({ ...contents.origin, sessionId, kind: 'origin' }));
   if (contents.shared) track(tx.objectStore('imports').put({ ...contents.shared, sessionId, kind: 'shared' }));
   if (contents.assignment) track(tx.objectStore('imports').put({ ...contents.assignment, sessionId, kind: 'assignment' }));
+  if (contents.embed) track(tx.objectStore('imports').put({ ...contents.embed, sessionId, kind: 'embed' }));
   record.replaySeq = contents.replay.length;
   record.variableCount = contents.variables.length;
   record.importsBytes = importsBytesOf(contents.held, contents.origin ?? keptOrigin);
@@ -257,4 +261,19 @@ export async function readShareable(db: PyTabsDB, sessionId: string): Promise<{ 
     tx.done,
   ]);
   return record ? { record, rounds, files: files.map(({ path, data }) => ({ path, data })) } : null;
+}
+
+/** The session of the embed `embedId` on the page `page`, if it is still here (one small read per session). */
+export async function findEmbedSession(db: PyTabsDB, page: string, embedId: string): Promise<{ record: SessionRecord; mark: EmbedRecord } | null> {
+  const tx = db.transaction(['sessions', 'imports']);
+  const sessions = await tx.objectStore('sessions').getAll();
+  const marks = await Promise.all(sessions.map((s) => tx.objectStore('imports').get([s.id, 'embed'])));
+  const index = marks.findIndex((mark) => mark?.kind === 'embed' && mark.page === page && mark.embedId === embedId);
+  return index < 0 ? null : { record: sessions[index], mark: marks[index] as EmbedRecord };
+}
+
+/** The embed a session belongs to, or null for any other session. */
+export async function getEmbedMark(db: PyTabsDB, sessionId: string): Promise<EmbedRecord | null> {
+  const mark = await db.get('imports', [sessionId, 'embed']);
+  return mark?.kind === 'embed' ? mark : null;
 }

@@ -1,0 +1,94 @@
+import { mount } from 'svelte';
+import { SessionManager } from '../../lib';
+import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, readEmbed, type OpenedEmbed } from '../../lib/embed';
+import { SHARE_ROUTE } from '../../lib/portability/share-link';
+import Embed from './Embed.svelte';
+import { EmbedView } from './embed-view.svelte';
+
+function showAlert(target: HTMLElement, text: string): void {
+  const p = document.createElement('p');
+  p.setAttribute('role', 'alert');
+  p.style.padding = '1rem';
+  p.textContent = text;
+  target.replaceChildren(p);
+}
+
+/**
+ * A browser that blocks storage for other sites' frames (third-party storage: Chromium with
+ * third-party cookies blocked, incognito windows) gives an embed no IndexedDB, so no session:
+ * said so, with the author's version to open in a PyTabs tab of its own (the fragment's `v`
+ * and `z` are a shared link's, so no storage is needed to make that link).
+ */
+function showStorageBlocked(target: HTMLElement, reason: string, appUrl: string): void {
+  const box = document.createElement('div');
+  box.setAttribute('role', 'alert');
+  box.style.padding = '1rem';
+  const p = document.createElement('p');
+  p.textContent = `This browser does not let PyTabs keep anything inside another site's page (${reason}), so this embed cannot run here. Open it in PyTabs to run it in a tab of its own.`;
+  const params = new URLSearchParams(location.hash.slice(EMBED_ROUTE.length + 1));
+  const link = document.createElement('a');
+  link.textContent = 'Open in PyTabs';
+  link.target = '_blank';
+  link.rel = 'noopener';
+  link.href = params.has(EMBED_PARAMS.data)
+    ? `${appUrl}${SHARE_ROUTE}?${new URLSearchParams({ v: params.get(EMBED_PARAMS.version) ?? '', z: params.get(EMBED_PARAMS.data)! }).toString()}`
+    : appUrl;
+  box.append(p, link);
+  target.replaceChildren(box);
+}
+
+/**
+ * `#/embed`: one session for an iframe, instead of the app. The fragment is read and checked
+ * before storage is touched (a refused one writes nothing); then the embed's session is found
+ * or made for this page and id, and the page's API opens when the page's origin is allowed.
+ * `onManager` hears the manager once storage is open (the service worker's side attaches to it).
+ */
+export async function startEmbed(target: HTMLElement, onManager: (manager: SessionManager) => void): Promise<void> {
+  let opened: OpenedEmbed;
+  try {
+    opened = await readEmbed(location.hash);
+  } catch (error) {
+    showAlert(target, (error as Error).message);
+    return;
+  }
+  if (opened.options.theme !== 'auto') document.documentElement.dataset.theme = opened.options.theme;
+  const appUrl = location.href.replace(/#.*$/, '');
+  const framed = window.parent !== window;
+  const page = embedPage(
+    { top: !framed, selfOrigin: location.origin, ancestorOrigins: location.ancestorOrigins, referrer: document.referrer },
+    opened.options.page,
+  );
+  let manager: SessionManager;
+  try {
+    manager = await SessionManager.open();
+  } catch (error) {
+    if (framed) showStorageBlocked(target, (error as Error).message, appUrl);
+    else showAlert(target, `PyTabs could not open its storage (IndexedDB): ${(error as Error).message}. Private browsing or blocked site data can cause this.`);
+    return;
+  }
+  onManager(manager);
+  addEventListener('pagehide', () => manager.dispose());
+  try {
+    const [embed, allowed] = await Promise.all([openEmbedSession(manager, page, opened.options, opened.author), loadAllowedOrigins(appUrl)]);
+    for (const problem of allowed.problems) console.warn(`PyTabs embed: ${problem}`);
+    const info = await manager.getSession(embed.sessionId);
+    const view = new EmbedView(manager, opened, page, embed, info, appUrl, { self: window, parent: window.parent, allowed: allowed.origins });
+    document.title = `${info.name} · PyTabs`;
+    target.replaceChildren();
+    mount(Embed, { target, props: { embed: view } });
+    const { session } = view;
+    manager.subscribe((change) => {
+      if (change.sessionId !== null && change.sessionId !== session.id) return;
+      void session.refresh(change.parts);
+      if (change.parts.includes('record') || change.parts.includes('state')) manager.getSession(session.id).then((i) => session.updateInfo(i), () => undefined);
+    });
+    manager.subscribeProgress((id, step) => id === session.id && session.setProgress(step));
+    manager.subscribeInput((id, request) => id === session.id && session.setInput(request));
+    await view.load();
+    view.bridge.start();
+    // The author asked for the code to run at once: on a first visit only, a returning reader finds their own state.
+    if (opened.options.run === 'load' && embed.made) await view.run();
+  } catch (error) {
+    showAlert(target, `This embed could not open its session: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,62 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { test, expect } from './fixtures';
+
+// An embed on another site, driven through its page's API in each engine: the example course
+// page (dist/embed/example.html) and the client, served from localhost while the app is on
+// 127.0.0.1 (another site), allowed in the build's embed-origins.json as a deployer does.
+// Chromium's default settings block storage in cross-site frames, so there the embed cannot
+// keep a session (tests/e2e/embed.spec.ts covers that and the rest in Chromium).
+
+const DIST = path.resolve('dist');
+const ORIGINS_FILE = path.join(DIST, 'embed-origins.json');
+
+interface Cell {
+  ready: Promise<string>;
+  run(code: string): Promise<{ status: string; result?: string }>;
+  getVariable(name: string): Promise<{ repr?: string; type: string }>;
+}
+type WithCells = { cells?: Cell[] };
+
+let server: Server;
+let pageOrigin = '';
+let deployed: string | null = null;
+
+test.beforeAll(async () => {
+  server = createServer((req, res) => {
+    const name = new URL(req.url ?? '/', 'http://host').pathname.replace(/^\/embed\//, '');
+    if (!['example.html', 'pytabs-embed.js'].includes(name)) return void res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': name.endsWith('.html') ? 'text/html' : 'text/javascript', 'Cache-Control': 'no-store' });
+    res.end(readFileSync(path.join(DIST, 'embed', name)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  pageOrigin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  deployed = existsSync(ORIGINS_FILE) ? readFileSync(ORIGINS_FILE, 'utf8') : null;
+  writeFileSync(ORIGINS_FILE, JSON.stringify({ origins: [pageOrigin] }));
+});
+
+test.afterAll(async () => {
+  if (deployed !== null) writeFileSync(ORIGINS_FILE, deployed);
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload', async ({ newProfile, host, engineName }) => {
+  test.skip(engineName === 'chromium', "Chromium's defaults block storage in cross-site frames: see tests/e2e/embed.spec.ts");
+  const page = await (await newProfile()).newPage();
+  const url = `${pageOrigin}/embed/example.html?app=${encodeURIComponent(host.url)}`;
+  await page.goto(url);
+  await expect.poll(() => page.evaluate(() => (window as WithCells).cells?.length ?? 0), { timeout: 60_000 }).toBe(2);
+  const ids = await page.evaluate(() => Promise.all((window as WithCells).cells!.map((c) => c.ready)));
+  expect(new Set(ids).size).toBe(2);
+  expect(await page.evaluate(() => (window as WithCells).cells![0].run('x = 6 * 7\nx'))).toMatchObject({ status: 'ok', result: '42' });
+  expect(await page.evaluate(() => (window as WithCells).cells![1].run("'x' in globals()"))).toMatchObject({ status: 'ok', result: 'False' });
+
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect.poll(() => page.evaluate(() => (window as WithCells).cells?.length ?? 0), { timeout: 60_000 }).toBe(2);
+  expect(await page.evaluate(() => Promise.all((window as WithCells).cells!.map((c) => c.ready)))).toEqual(ids);
+  expect(await page.evaluate(() => (window as WithCells).cells![0].getVariable('x'))).toMatchObject({ type: 'int', repr: '42' });
+});
