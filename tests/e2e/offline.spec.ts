@@ -322,8 +322,9 @@ test('a new version shows "A new version is ready"; Reload waits for the running
 
   let navigations = 0;
   page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations++);
+  // Long enough to outlast the checks below on a loaded machine (4 s did not, at a load of 10 on 2 cores).
   await page.evaluate((id) => {
-    void window.pytabs!.run(id, "import time\nt = time.time()\nwhile time.time() - t < 4:\n    pass\nfinished = 'yes'");
+    void window.pytabs!.run(id, "import time\nt = time.time()\nwhile time.time() - t < 12:\n    pass\nfinished = 'yes'");
   }, id);
   await expect.poll(() => status(page, id)).toBe('running');
   await banner.getByRole('button', { name: 'Reload' }).click();
