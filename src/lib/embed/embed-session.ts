@@ -43,10 +43,19 @@ export function embedPage(frame: FrameFacts, path: string): EmbedPage {
   return { origin, key: `${origin ?? 'unknown page'}${path}` };
 }
 
-/** The author's version as a new session's contents. */
-function authorContents(author: OpenedShare | null, now: number): Pick<SessionContents, 'files'> {
+/** The author's version as a session's contents (files only: no history, no variables), with its embed mark. */
+function authorContents(author: OpenedShare | null, now: number, embed: NonNullable<SessionContents['embed']>): SessionContents {
   const encoder = new TextEncoder();
-  return { files: (author?.session.files ?? []).map((f) => ({ path: f.path, data: encoder.encode(f.text), modifiedAt: now })) };
+  return {
+    files: (author?.session.files ?? []).map((f) => ({ path: f.path, data: encoder.encode(f.text), modifiedAt: now })),
+    rounds: [],
+    variables: [],
+    pickles: [],
+    replay: [],
+    held: null,
+    origin: null,
+    embed,
+  };
 }
 
 /** The author's code, as the embed's editor shows it first: the cells of the link, one after another. */
@@ -71,16 +80,7 @@ export async function openEmbedSession(manager: PortableManager, page: EmbedPage
   const found = await withStorage(manager, (db) => findEmbedSession(db, page.key, options.id));
   if (found) return { sessionId: found.record.id, made: false, authorChanged: found.mark.key !== key };
   const sessionId = crypto.randomUUID();
-  const contents: SessionContents = {
-    ...authorContents(author, now),
-    rounds: [],
-    variables: [],
-    pickles: [],
-    replay: [],
-    held: null,
-    origin: null,
-    embed: { page: page.key, embedId: options.id, key, openedAt: now },
-  };
+  const contents = authorContents(author, now, { page: page.key, embedId: options.id, key, openedAt: now });
   const name = author?.session.name && author.session.name !== 'Shared session' ? author.session.name : `Embed ${options.id}`;
   await withStorage(manager, (db) => writeNewSession(db, newSessionRecord(sessionId, name, now), contents));
   manager.storageChanged(sessionId, false);
@@ -95,16 +95,7 @@ export async function resetEmbed(manager: PortableManager, sessionId: string, pa
   await withStorage(manager, async (db) => {
     const mark = await getEmbedMark(db, sessionId);
     if (!mark || mark.page !== page.key || mark.embedId !== options.id) throw new Error('This session is not this embed’s, so it was not reset.');
-    const contents: SessionContents = {
-      ...authorContents(author, now),
-      rounds: [],
-      variables: [],
-      pickles: [],
-      replay: [],
-      held: null,
-      origin: null,
-      embed: { page: mark.page, embedId: mark.embedId, key: author?.key ?? '', openedAt: mark.openedAt },
-    };
+    const contents = authorContents(author, now, { page: mark.page, embedId: mark.embedId, key: author?.key ?? '', openedAt: mark.openedAt });
     await replaceSessionContents(db, sessionId, { name: (await db.get('sessions', sessionId))?.name ?? `Embed ${options.id}`, vars: {} }, contents, now);
   });
   manager.storageChanged(sessionId, true);
