@@ -1,4 +1,4 @@
-import { test, expect, chromium, type BrowserContext, type Frame, type Page } from '@playwright/test';
+import { test, expect, chromium, type BrowserContext, type Frame, type Locator, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { deflateSync } from 'fflate';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,25 @@ test.afterAll(async () => {
   for (const h of [allowed, other]) h?.server.closeAllConnections();
   await Promise.all([allowed, other].map((h) => new Promise((resolve) => h?.server.close(resolve))));
 });
+
+/**
+ * Clicks `button` once, scrolled into view, it has kept its place for half a second: the embeds
+ * above it fit their height to their content as it comes and as they are scrolled to, which
+ * moves it, and a click as the page shifts lands elsewhere (seen: 2 clicks of 3 lost).
+ */
+async function clickWhenStill(button: Locator): Promise<void> {
+  await button.scrollIntoViewIfNeeded();
+  let last = '';
+  await expect
+    .poll(async () => {
+      const box = JSON.stringify(await button.boundingBox());
+      const still = box === last;
+      last = box;
+      return still;
+    }, { intervals: [500] })
+    .toBe(true);
+  await button.click();
+}
 
 function examplePage(origin: string, baseURL: string | undefined): string {
   return `${origin}/embed/example.html?app=${encodeURIComponent(baseURL!)}`;
@@ -112,11 +131,11 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     await expect(events).toContainText('cell 1 status: idle');
 
     // The page's own buttons use the client: run code, read a variable.
-    await page.getByRole('button', { name: 'Add a score of 100 to the first cell' }).click();
+    await clickWhenStill(page.getByRole('button', { name: 'Add a score of 100 to the first cell' }));
     await expect(page.getByRole('status')).toHaveText("The first cell's mean is now 86.75.");
     await expect(events).toContainText('cell 1 result: 86.75');
     await expect(first.getByRole('region', { name: 'Output' })).toContainText('86.75');
-    await page.getByRole('button', { name: 'Read mean of the first cell' }).click();
+    await clickWhenStill(page.getByRole('button', { name: 'Read mean of the first cell' }));
     await expect(page.getByRole('status')).toHaveText('mean is 86.75 (float).');
 
     // A file written by the page is in the session's workspace for the next run; errors come back as errors.
