@@ -2,12 +2,11 @@ import 'fake-indexeddb/auto';
 import { describe, it, expect, beforeAll } from 'vitest';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { loadPyodide } from 'pyodide';
-import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
+import type { PyTabsDB } from '../../src/lib/storage/db';
 import { commitChange } from '../../src/lib/storage/commit';
-import { getSession, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
+import { newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { getAssignment } from '../../src/lib/storage/assignments';
-import { DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
-import type { SessionInfo } from '../../src/lib/sessions/manager';
+import { portableDevice } from './portable-device';
 import { importSession } from '../../src/lib/portability';
 import { checkNames, makeAssignment, readAssignment, readSubmission } from '../../src/lib/portability/assignment-file';
 import { saveAsAssignment } from '../../src/lib/assignments/session-assignment';
@@ -46,17 +45,12 @@ let manager: AssignmentManager;
 let python: WorkerSession;
 
 beforeAll(async () => {
-  const dbName = 'assignments-test';
-  db = await openDb(dbName);
+  const device = await portableDevice('assignments');
+  db = device.db;
   python = new WorkerSession(await loadPyodide(), null);
   await python.start();
   manager = {
-    dbName,
-    getSettings: () => DEFAULT_SETTINGS,
-    getSession: async (id) => ({ ...(await getSession(db, id))!, status: 'asleep' }) as SessionInfo,
-    claim: async () => 'owned',
-    storageChanged: () => undefined,
-    dispose: async () => undefined,
+    ...device,
     // The student's Python: one real interpreter stands for the session's worker.
     runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
     scratchHost: () => {

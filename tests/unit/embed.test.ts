@@ -1,11 +1,8 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect } from 'vitest';
-import { openDb, sessionRange, type PyTabsDB } from '../../src/lib/storage/db';
-import { getSession } from '../../src/lib/storage/sessions';
+import { sessionRange } from '../../src/lib/storage/db';
 import { readAllFiles } from '../../src/lib/storage/files';
-import { DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
-import type { SessionInfo } from '../../src/lib/sessions/manager';
-import type { PortableManager } from '../../src/lib/portability';
+import { portableDevice } from './portable-device';
 import {
   EmbedBridge,
   embedFragment,
@@ -24,20 +21,7 @@ import { SHARE_VERSION, packShare } from '../../src/lib/portability/share-format
 // the session kept per page and id, Reset, the origins file, and the bridge's rules about
 // who it answers and what.
 
-let n = 0;
-async function device(): Promise<PortableManager & { db: PyTabsDB }> {
-  const dbName = `embed-${n++}`;
-  const db = await openDb(dbName);
-  return {
-    db,
-    dbName,
-    getSettings: () => DEFAULT_SETTINGS,
-    getSession: async (id) => ({ ...(await getSession(db, id))!, status: 'asleep' }) as SessionInfo,
-    claim: async () => 'owned',
-    storageChanged: () => undefined,
-    dispose: async () => undefined,
-  };
-}
+const device = () => portableDevice('embed');
 
 function address(settings: Parameters<typeof embedFragment>[0], cells: string[], files: { path: string; text: string }[] = []): string {
   return embedFragment(settings, { version: SHARE_VERSION, data: packShare({ name: 'Lesson', cells, files }).data });

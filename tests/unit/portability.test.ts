@@ -16,7 +16,7 @@ import { DEFAULT_SETTINGS, type Settings } from '../../src/lib/storage/settings'
 import { appendEvent, newRound } from '../../src/lib/chat/round';
 import type { Round, RoundEvent } from '../../src/lib/chat/types';
 import { messageParts, splitMessage } from '../../src/lib/chat/blocks';
-import type { SessionInfo } from '../../src/lib/sessions/manager';
+import { portableDevice } from './portable-device';
 import {
   confirmImportedState,
   discardImportedState,
@@ -56,23 +56,15 @@ interface Device extends PortableManager {
 }
 
 async function device(settings: Partial<Settings> = {}): Promise<Device> {
-  const dbName = `portability-${n++}`;
-  const db = await openDb(dbName);
-  const d: Device = {
-    db,
-    dbName,
-    restarts: [],
-    disposed: 0,
-    getSettings: () => ({ ...DEFAULT_SETTINGS, ...settings }),
-    getSession: async (id) => {
-      const r = await getSession(db, id);
-      if (!r) throw new Error(`No session with id ${id}.`);
-      return { ...r, status: 'asleep' } as SessionInfo;
-    },
-    claim: async () => 'owned',
-    storageChanged: (id, restart) => void d.restarts.push({ id, restart }),
-    dispose: async () => void d.disposed++,
-  };
+  const restarts: Device['restarts'] = [];
+  const d: Device = Object.assign(
+    await portableDevice('portability', {
+      getSettings: () => ({ ...DEFAULT_SETTINGS, ...settings }),
+      storageChanged: (id, restart) => void restarts.push({ id, restart }),
+      dispose: async () => void d.disposed++,
+    }),
+    { restarts, disposed: 0 },
+  );
   return d;
 }
 

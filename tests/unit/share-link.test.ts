@@ -1,14 +1,13 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect } from 'vitest';
 import { deflateSync } from 'fflate';
-import { openDb, sessionRange, type PyTabsDB } from '../../src/lib/storage/db';
+import { sessionRange, type PyTabsDB } from '../../src/lib/storage/db';
 import { commitChange } from '../../src/lib/storage/commit';
 import { getSession, newSessionRecord, putSession } from '../../src/lib/storage/sessions';
 import { readAllFiles } from '../../src/lib/storage/files';
-import { DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
 import { newRound } from '../../src/lib/chat/round';
 import type { Round } from '../../src/lib/chat/types';
-import type { SessionInfo } from '../../src/lib/sessions/manager';
+import { portableDevice } from './portable-device';
 import {
   decodeShare,
   encodeShare,
@@ -18,7 +17,6 @@ import {
   openShared,
   sessionFromShare,
   shareSession,
-  type PortableManager,
   type SharedSession,
 } from '../../src/lib/portability';
 
@@ -26,22 +24,9 @@ import {
 // what opening it writes, and what a hostile or broken link is refused with, writing nothing.
 
 const bytes = (s: string) => new TextEncoder().encode(s);
-let n = 0;
-
-async function device(): Promise<PortableManager & { db: PyTabsDB; changed: string[] }> {
-  const dbName = `share-${n++}`;
-  const db = await openDb(dbName);
+async function device() {
   const changed: string[] = [];
-  return {
-    db,
-    dbName,
-    changed,
-    getSettings: () => DEFAULT_SETTINGS,
-    getSession: async (id) => ({ ...(await getSession(db, id))!, status: 'asleep' }) as SessionInfo,
-    claim: async () => 'owned',
-    storageChanged: (id) => void changed.push(id),
-    dispose: async () => undefined,
-  };
+  return Object.assign(await portableDevice('share', { storageChanged: (id) => void changed.push(id) }), { changed });
 }
 
 /** A fragment as a hostile page could write it: any JSON, any compression, any version. */
