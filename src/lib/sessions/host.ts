@@ -82,6 +82,9 @@ interface LiveWorker {
 }
 
 /** A live worker whose start succeeded: it exists. */
+/** A run's time limit, which stops counting while the run waits for input. */
+type RunClock = { pause: () => void; resume: () => void };
+
 type StartedWorker = LiveWorker & { worker: Worker; api: Comlink.Remote<SessionWorkerApi>; input: PageInput };
 
 /** A run's request for a line, while the person has not answered it. */
@@ -220,6 +223,36 @@ export class SessionHost {
   }
 
   /**
+   * The life of one call that runs Python (a run or a check), after everything queued before
+   * it: the session is running, the interrupt is cleared, `timeoutMs` is counted (paused while
+   * the run waits for input), and a call that rejects means the worker itself broke, which
+   * ends it. `call` reads `stopCause` to tell a time limit from a Stop.
+   */
+  private runInWorker<T>(timeoutMs: number, call: (live: StartedWorker, clock: RunClock) => Promise<T>): Promise<T> {
+    return this.enqueue(async (live) => {
+      this.running++;
+      this.setState('running');
+      if (live.interrupt) live.interrupt[0] = 0;
+      const clock = runClock(timeoutMs, () => void this.stop('timeout'));
+      try {
+        return await call(live, clock);
+      } catch (error) {
+        if (error instanceof WorkerTerminatedError) throw error;
+        // Python errors come back as results; a rejected call means the worker itself broke.
+        const crash = new WorkerTerminatedError('crashed', `The session's worker failed (${String(error)}).`);
+        if (this.live === live) this.terminate(crash);
+        throw crash;
+      } finally {
+        clock.pause();
+        if (this.waiting?.live === live) this.setWaiting(null);
+        this.stopCause = null;
+        this.running--;
+        if (this.live === live) this.setState(this.running ? 'running' : 'ready');
+      }
+    });
+  }
+
+  /**
    * Runs code after everything queued before it. Never rejects for a worker that ended
    * under the run (stop, time limit, crash): that becomes an error result saying what
    * happened and which names the run bound that were not saved.
@@ -232,11 +265,7 @@ export class SessionHost {
     options: RunOptions = {},
   ): Promise<RunResult> {
     const t0 = performance.now();
-    return this.enqueue(async (live) => {
-      this.running++;
-      this.setState('running');
-      if (live.interrupt) live.interrupt[0] = 0;
-      const clock = runClock(timeoutMs, () => void this.stop('timeout'));
+    return this.runInWorker(timeoutMs, async (live, clock) => {
       const events = (event: WorkerRunEvent) => {
         if (event.type !== 'input') onEvent?.(event);
         else if (this.live === live) {
@@ -246,25 +275,11 @@ export class SessionHost {
       };
       // No listener and no person to ask, no event channel: a run's events then stay in the worker.
       const asks = !options.noInput && live.input.offer.kind !== 'none';
-      try {
-        const result = await live.api.run(code, onEvent || asks ? Comlink.proxy(events) : undefined, sessionVars, this.env.limits(), options);
-        if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
-          result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
-        }
-        return result;
-      } catch (error) {
-        if (error instanceof WorkerTerminatedError) throw error;
-        // Python errors come back as results; a rejected run means the worker itself broke.
-        const crash = new WorkerTerminatedError('crashed', `The session's worker failed (${String(error)}).`);
-        if (this.live === live) this.terminate(crash);
-        throw crash;
-      } finally {
-        clock.pause();
-        if (this.waiting?.live === live) this.setWaiting(null);
-        this.stopCause = null;
-        this.running--;
-        if (this.live === live) this.setState(this.running ? 'running' : 'ready');
+      const result = await live.api.run(code, onEvent || asks ? Comlink.proxy(events) : undefined, sessionVars, this.env.limits(), options);
+      if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
+        result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
       }
+      return result;
     }).catch((error: unknown) => {
       if (!(error instanceof WorkerTerminatedError)) throw error;
       return this.endedRun(error, code, timeoutMs, t0);
@@ -279,25 +294,9 @@ export class SessionHost {
    */
   check(source: string, name: string, outputChars: number, timeoutMs: number): Promise<CheckOutcome> {
     const unfinished = (): CheckOutcome => ({ name, passed: false, message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError', output: '' });
-    return this.enqueue(async (live) => {
-      this.running++;
-      this.setState('running');
-      if (live.interrupt) live.interrupt[0] = 0;
-      const clock = runClock(timeoutMs, () => void this.stop('timeout'));
-      try {
-        const outcome = await live.api.runCheck(source, name, outputChars);
-        return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
-      } catch (error) {
-        if (error instanceof WorkerTerminatedError) throw error;
-        const crash = new WorkerTerminatedError('crashed', `The session's worker failed (${String(error)}).`);
-        if (this.live === live) this.terminate(crash);
-        throw crash;
-      } finally {
-        clock.pause();
-        this.stopCause = null;
-        this.running--;
-        if (this.live === live) this.setState(this.running ? 'running' : 'ready');
-      }
+    return this.runInWorker(timeoutMs, async (live) => {
+      const outcome = await live.api.runCheck(source, name, outputChars);
+      return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
     }).catch((error: unknown) => {
       if (error instanceof WorkerTerminatedError && error.cause === 'timeout') return unfinished();
       throw error;
@@ -471,7 +470,7 @@ const INTERRUPT_GRACE_MS = 3000;
  * A run's time limit that can pause: the time a person takes to answer input() is not the
  * run's. Without a limit it does nothing.
  */
-function runClock(limitMs: number, expire: () => void): { pause: () => void; resume: () => void } {
+function runClock(limitMs: number, expire: () => void): RunClock {
   let left = limitMs;
   let since = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
