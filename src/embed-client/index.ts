@@ -35,6 +35,16 @@ export function embedUrl(source: EmbedSource): string {
 }
 
 type EventName = EmbedEventBody['event'];
+
+/** Whether the frame still shows the empty document it starts with (same origin as this page, so readable). */
+function showsBlank(iframe: HTMLIFrameElement): boolean {
+  try {
+    return iframe.contentWindow?.location.href === 'about:blank';
+  } catch {
+    // Another origin's document: the embed, loaded.
+    return false;
+  }
+}
 type EventOf<N extends EventName> = Extract<EmbedEvent, { event: N }>;
 
 export interface AttachOptions {
@@ -90,8 +100,11 @@ export class PyTabsEmbed {
       for (const listener of this.listeners.get(message.event) ?? []) listener(message);
     };
     addEventListener('message', this.onMessage);
-    // An embed that was ready before this attached says so again when asked.
-    this.call({ op: 'hello' }).then(({ sessionId }) => opened(sessionId), () => undefined);
+    // An embed that was ready before this attached says so again when asked. A frame still on
+    // about:blank (readable: it is this page's origin) has no embed yet: asking it would only
+    // log a refused postMessage; its embed says "ready" by itself once loaded.
+    const hello = () => void this.call({ op: 'hello' }).then(({ sessionId }) => opened(sessionId), () => undefined);
+    if (!showsBlank(iframe)) hello();
   }
 
   /** Makes an embed's iframe in `container` and attaches to it. */

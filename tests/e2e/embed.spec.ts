@@ -116,10 +116,14 @@ const framed = test.extend<{ page: Page }, { storageContext: BrowserContext }>({
 
 test.describe('where the browser lets a cross-site frame keep storage', () => {
   framed('a course page on another origin runs its cells in place: the reader runs one, the page drives it through the API and hears its events, and the iframe fits', async ({ page, baseURL }) => {
+    // The client asks nothing of a frame before its embed is there (it would log a refused postMessage).
+    const refusedPosts: string[] = [];
+    page.on('console', (message) => void (message.type() === 'error' && message.text().includes('postMessage') && refusedPosts.push(message.text())));
     await page.goto(examplePage(allowed.origin, baseURL));
     await page.waitForFunction(() => window.cells?.length === 2);
     const ids = await page.evaluate(() => Promise.all(window.cells.map((c) => c.ready)));
     expect(new Set(ids).size).toBe(2);
+    expect(refusedPosts).toEqual([]);
 
     const first = page.locator('iframe').nth(0).contentFrame();
     await expect(first.getByRole('textbox', { name: 'Code' })).toHaveText(CODE.split('\n').join(''));
