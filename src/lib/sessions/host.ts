@@ -81,10 +81,10 @@ interface LiveWorker {
   input: PageInput | null;
 }
 
-/** A live worker whose start succeeded: it exists. */
 /** A run's time limit, which stops counting while the run waits for input. */
 type RunClock = { pause: () => void; resume: () => void };
 
+/** A live worker whose start succeeded: it exists. */
 type StartedWorker = LiveWorker & { worker: Worker; api: Comlink.Remote<SessionWorkerApi>; input: PageInput };
 
 /** A run's request for a line, while the person has not answered it. */
