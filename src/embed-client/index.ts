@@ -35,6 +35,7 @@ export function embedUrl(source: EmbedSource): string {
 }
 
 type EventName = EmbedEventBody['event'];
+type EventOf<N extends EventName> = Extract<EmbedEvent, { event: N }>;
 
 /** Whether the frame still shows the empty document it starts with (same origin as this page, so readable). */
 function showsBlank(iframe: HTMLIFrameElement): boolean {
@@ -45,7 +46,6 @@ function showsBlank(iframe: HTMLIFrameElement): boolean {
     return false;
   }
 }
-type EventOf<N extends EventName> = Extract<EmbedEvent, { event: N }>;
 
 export interface AttachOptions {
   /** Sets the iframe's height to its content's as the embed reports it (default true). */
@@ -103,8 +103,7 @@ export class PyTabsEmbed {
     // An embed that was ready before this attached says so again when asked. A frame still on
     // about:blank (readable: it is this page's origin) has no embed yet: asking it would only
     // log a refused postMessage; its embed says "ready" by itself once loaded.
-    const hello = () => void this.call({ op: 'hello' }).then(({ sessionId }) => opened(sessionId), () => undefined);
-    if (!showsBlank(iframe)) hello();
+    if (!showsBlank(iframe)) this.call({ op: 'hello' }).then(({ sessionId }) => opened(sessionId), () => undefined);
   }
 
   /** Makes an embed's iframe in `container` and attaches to it. */
