@@ -6,6 +6,8 @@ import type { Where } from './fixtures';
 // `_headers`. Every test opens fresh browser profiles of its own.
 const where = (engineName: Where['engineName'], hostHeaders: Where['hostHeaders']) => ({ name: `${engineName}-${hostHeaders}`, use: { engineName, hostHeaders } });
 
+const ALL_IN_CHROMIUM = process.env.ENGINES_ALL === '1';
+
 export default defineConfig<object, Where>({
   testDir: '.',
   testMatch: '*.spec.ts',
@@ -21,8 +23,7 @@ export default defineConfig<object, Where>({
   // default it runs here only what that suite cannot show: a plain host made isolated by the
   // service worker. ENGINES_ALL=1 runs every journey in Chromium on both hosts too.
   projects: [
-    process.env.ENGINES_ALL === '1' ? where('chromium', 'plain') : { ...where('chromium', 'plain'), testMatch: 'hosting.spec.ts' },
-    ...(process.env.ENGINES_ALL === '1' ? [where('chromium', 'project')] : []),
+    ...(ALL_IN_CHROMIUM ? [where('chromium', 'plain'), where('chromium', 'project')] : [{ ...where('chromium', 'plain'), testMatch: 'hosting.spec.ts' }]),
     where('firefox', 'plain'),
     where('firefox', 'project'),
     where('webkit', 'plain'),
