@@ -389,14 +389,13 @@ test('a chunk that vanished in an update costs one reload, and one missing for g
   const otherFiles = otherPage.getByRole('region', { name: 'Files', exact: true });
   let otherNavigations = 0;
   otherPage.on('framenavigated', (frame) => frame === otherPage.mainFrame() && otherNavigations++);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    await otherFiles.getByRole('button', { name: 'Preview book.xlsx' }).click();
-    await expect(otherPage.getByRole('region', { name: 'Contents of book.xlsx' }).getByRole('alert')).toContainText('could not be read', { timeout: 30_000 });
-    if (attempt === 0) {
-      await expect.poll(() => otherNavigations, { timeout: 30_000 }).toBe(1);
-      await untilAppOpen(otherPage);
-    }
-  }
+  // The first failure reloads the page as soon as it is idle (the alert may be gone before anyone sees it).
+  await otherFiles.getByRole('button', { name: 'Preview book.xlsx' }).click();
+  await expect.poll(() => otherNavigations, { timeout: 30_000 }).toBe(1);
+  await untilAppOpen(otherPage);
+  // The same failure on the same build is shown and not reloaded.
+  await otherFiles.getByRole('button', { name: 'Preview book.xlsx' }).click();
+  await expect(otherPage.getByRole('region', { name: 'Contents of book.xlsx' }).getByRole('alert')).toContainText('could not be read', { timeout: 30_000 });
   await otherPage.waitForTimeout(1500);
   expect(otherNavigations).toBe(1);
 });
