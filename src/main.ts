@@ -59,6 +59,7 @@ window.pytabsOffline = serviceWorker;
 async function startApp(): Promise<void> {
   try {
     const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
+    performance.mark('pytabs:storage-open');
     serviceWorker.attach(manager);
     target.replaceChildren();
     window.pytabs = createApi(manager);

@@ -74,7 +74,15 @@ async function firstStart(deadline) {
   const report = await untilOwned(() => window.pytabs.startSession(id));
   const r = await window.pytabs.run(id, 'pass');
   if (r.status !== 'ok') throw new Error(JSON.stringify(r));
-  return { ms: performance.now(), snapshot: report.snapshot ?? 'none', isolated: globalThis.crossOriginIsolated === true };
+  // Where the time went: the app's marks on the page's timeline (the first of each), and the worker's load.
+  const marks = {};
+  for (const mark of performance.getEntriesByType('mark')) {
+    const name = mark.name.replace(/^pytabs:/, '');
+    if (name !== mark.name && !(name in marks)) marks[name] = mark.startTime;
+  }
+  marks.domContentLoaded = performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd;
+  marks.workerLoadMs = report.loadMs;
+  return { ms: performance.now(), snapshot: report.snapshot ?? 'none', isolated: globalThis.crossOriginIsolated === true, marks };
 }
 
 /**
@@ -133,7 +141,18 @@ async function appRound(profile, origin) {
   const state = await within(page.evaluate(installed, 120_000), 'installing for offline use');
   const s2 = await within(page.evaluate(laterStart), 'S2');
   const four = await within(page.evaluate(fourAtOnce), 'four at once');
-  return { S1: s1.ms, S2: s2.ms, four, snapshotS1: s1.snapshot, snapshotS2: s2.snapshot, isolated: s1.isolated, ...state };
+  return { S1: s1.ms, S2: s2.ms, four, snapshotS1: s1.snapshot, snapshotS2: s2.snapshot, isolated: s1.isolated, marks: s1.marks, ...state };
+}
+
+/** The medians of each mark over the rounds, in the order they come: where a first start's time went. */
+function timeline(rounds) {
+  const names = [...new Set(rounds.flatMap((marks) => Object.keys(marks ?? {})))];
+  const medians = names.map((name) => [name, median(rounds.map((marks) => marks?.[name]).filter((v) => typeof v === 'number'))]);
+  return medians
+    .filter(([, v]) => Number.isFinite(v))
+    .sort((a, b) => (a[0] === 'workerLoadMs' ? 1 : b[0] === 'workerLoadMs' ? -1 : a[1] - b[1]))
+    .map(([name, v]) => `${name} ${Math.round(v)}`)
+    .join(', ');
 }
 
 const median = (xs) => {
@@ -148,7 +167,7 @@ const median = (xs) => {
  * four at once (in WebKitGTK four bare loads at once take about a minute).
  */
 export async function startRows(engine, host, { reps, bareFour = true, log }) {
-  const samples = { cold: [], warm: [], bareFour: [], S1: [], S2: [], four: [], state: [] };
+  const samples = { cold: [], warm: [], bareFour: [], S1: [], S2: [], four: [], state: [], marks: [] };
   let version = '';
   for (let rep = 0; rep < reps; rep++) {
     const what = `${engine.name} ${host.name} ${rep + 1}/${reps}`;
@@ -158,7 +177,7 @@ export async function startRows(engine, host, { reps, bareFour = true, log }) {
     samples.cold.push(base.cold);
     samples.warm.push(base.warm);
     samples.bareFour.push(base.four);
-    for (const k of ['S1', 'S2', 'four']) samples[k].push(app[k]);
+    for (const k of ['S1', 'S2', 'four', 'marks']) samples[k].push(app[k]);
     samples.state.push(
       `S1 ${app.snapshotS1}, S2 ${app.snapshotS2}, ${app.isolated ? '' : 'not '}isolated, ${app.controlled ? '' : 'no '}service worker, snapshot ${app.snapshotKept ? '' : 'not '}kept`,
     );
@@ -173,6 +192,7 @@ export async function startRows(engine, host, { reps, bareFour = true, log }) {
     { id: `S2x4 ${tag}`, what: 'four new sessions started at once, until each has run a cell', value: med('four'), base: bareFour ? med('bareFour') : null, baseName: 'four bare at once', target: null },
   ];
   const notes = `${tag} (${version}, medians of ${reps}): bare cold ${samples.cold.map(Math.round).join('/')} ms, warm ${samples.warm.map(Math.round).join('/')} ms; ` +
-    `app S1 ${samples.S1.map(Math.round).join('/')} ms, S2 ${samples.S2.map(Math.round).join('/')} ms; ${[...new Set(samples.state)].join('; ')}.`;
+    `app S1 ${samples.S1.map(Math.round).join('/')} ms, S2 ${samples.S2.map(Math.round).join('/')} ms; ${[...new Set(samples.state)].join('; ')}; ` +
+    `S1's timeline (ms from navigation, medians): ${timeline(samples.marks)}.`;
   return { rows, samples: { [tag]: samples }, notes, engine: engine.name, version };
 }

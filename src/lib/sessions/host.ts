@@ -149,6 +149,7 @@ export class SessionHost {
     this.setState('starting');
     live.started = Promise.race([this.launch(live), killed]).then(
       (report) => {
+        performance.mark('pytabs:session-started', { detail: { sessionId: this.sessionId, loadMs: report.loadMs, restoreMs: report.restoreMs, snapshot: report.snapshot } });
         // The next session to start (or wake) finds a worker whose script is loaded.
         prepareSpareWorker(this.env.indexURL);
         noteWorkerScript(report.workerScript);
@@ -172,6 +173,7 @@ export class SessionHost {
   /** Creates `live`'s worker once workers may start, and starts the session in it. */
   private async launch(live: LiveWorker): Promise<StartReport> {
     const worker = await takeWorker();
+    performance.mark('pytabs:worker-taken', { detail: this.sessionId });
     // Ended while it waited for the worker: the worker is nobody's.
     if (this.live !== live) {
       worker.terminate();

@@ -28,7 +28,7 @@ let preparing = false;
  * shared memory could not reach it (src/lib/offline/service-worker.ts sets this).
  */
 export function holdWorkersUntil(until: Promise<void>): void {
-  gate = until.catch(() => undefined);
+  gate = until.catch(() => undefined).then(() => void performance.mark('pytabs:workers-may-start'));
 }
 
 function create(): Worker {
