@@ -26,9 +26,12 @@ const NO_INPUT = 'input() is not available while grading: nobody answers it.';
 
 export type RowStatus = 'waiting' | 'grading' | 'graded' | 'error' | 'refused' | 'stopped';
 
-/** A hand-in as the teacher can read it, read-only: its code cells with what they showed, and its files. */
+/**
+ * A hand-in as the teacher can read it, read-only: its code cells with what they showed, and
+ * its files. A cell the assistant ran says what the student asked it.
+ */
 export interface SubmittedWork {
-  cells: { code: string; output: string }[];
+  cells: { code: string; output: string; asked?: string }[];
   files: { path: string; size: number }[];
 }
 
@@ -84,7 +87,14 @@ export class GradingRun {
     readonly assignment: Assignment,
     private readonly onChange: (row: GradeRow) => void = () => undefined,
     readonly poolSize = gradingPoolSize(),
-  ) {}
+    /** Rows kept from an earlier page: one that was still being graded when it closed is marked so. */
+    kept: GradeRow[] = [],
+  ) {
+    for (const row of kept) {
+      const unfinished = row.status === 'waiting' || row.status === 'grading';
+      this.rows.push(unfinished ? { ...row, status: 'stopped', errors: [...row.errors, 'Not graded: the page was closed while it was graded.'] } : row);
+    }
+  }
 
   /** Rows done (graded, failed, refused or stopped) and all rows, for the progress bar. */
   get progress(): { done: number; total: number } {
@@ -155,9 +165,15 @@ export class GradingRun {
     row.student = submission.student;
     row.claimed = submission.results;
     row.note = await this.differs(archive.entries.get(ASSIGNMENT_ENTRY), submission.assignment.digest);
-    const codeRounds = archive.rounds.filter((r) => r.kind !== 'ask' && !r.importedFrom);
-    row.work = { cells: codeRounds.map((r) => ({ code: r.message, output: shownOutput(r) })), files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })) };
-    return { row, files: archive.files, cells: codeRounds.flatMap((r) => splitMessage(r.message).map((b) => b.code)) };
+    // Rounds imported from a notebook never ran in the student's session; an Ask round ran what its code cards ran.
+    const rounds = archive.rounds.filter((r) => !r.importedFrom && (r.kind !== 'ask' || ranCode(r).length));
+    row.work = {
+      cells: rounds.map((r) =>
+        r.kind === 'ask' ? { code: ranCode(r).join('\n\n'), output: shownOutput(r), asked: r.message } : { code: r.message, output: shownOutput(r) },
+      ),
+      files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })),
+    };
+    return { row, files: archive.files, cells: rounds.flatMap((r) => (r.kind === 'ask' ? ranCode(r) : splitMessage(r.message).map((b) => b.code))) };
   }
 
   /** A note when the hand-in's copy of the assignment is not the teacher's (an earlier version, or changed checks): it is ignored either way. */
@@ -253,6 +269,11 @@ export class GradingRun {
 function describeFailure(error: unknown): string {
   if (error instanceof WorkerTerminatedError && error.cause === 'crashed') return `The worker crashed: ${error.message}`;
   return `Grading failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The code an Ask round ran, in order: its code cards as approved or edited (a skipped card never started). */
+function ranCode(round: Round): string[] {
+  return round.events.flatMap((e) => (e.type === 'code_start' ? [e.code] : []));
 }
 
 /** What a round showed as text: its output, values and errors, cut for the read-only view. */
