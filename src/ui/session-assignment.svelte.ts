@@ -2,11 +2,15 @@ import type { SessionManager } from '../lib';
 import {
   checkStudentName,
   checkWork,
+  forgetGrades,
   gradesFiles,
+  keepGrades,
+  keptGrades,
   GradingRun,
   handIn,
   saveAsAssignment,
   sessionAssignment,
+  type Assignment,
   type AssignmentDraft,
   type CheckResult,
   type GradeRow,
@@ -62,6 +66,11 @@ export class SessionAssignmentView {
   starterOffer = $state<string | null>(null);
   grading = $state.raw<GradingView | null>(null);
   private offered = false;
+  /** The assignment version whose kept grades were looked for (once per version). */
+  private restoredFor: string | null = null;
+  /** Writes of the kept grades table, one after another; a keep already waiting covers every change before it runs. */
+  private gradesWrites: Promise<void> = Promise.resolve();
+  private keepWaiting = false;
 
   constructor(
     private readonly owner: AssignmentOwner,
@@ -77,6 +86,64 @@ export class SessionAssignmentView {
       this.offered = true;
       this.starterOffer = found.assignment.starterCode;
     }
+    if (found?.role === 'teacher') await this.restoreGrades(found.assignment);
+  }
+
+  /** The grades table kept from an earlier page, shown again (once per assignment version, and never over a table made since). */
+  private async restoreGrades(assignment: Assignment): Promise<void> {
+    if (this.grading || this.restoredFor === assignment.digest) return;
+    this.restoredFor = assignment.digest;
+    let rows: GradeRow[] | null;
+    try {
+      rows = await keptGrades(this.manager, this.owner.id, assignment.digest);
+    } catch (error) {
+      this.report.notify(new Error(`The grades kept for ${this.owner.info.name} could not be read: ${message(error)}`));
+      return;
+    }
+    if (this.grading || !rows?.length) return;
+    const view = this.newGrading(assignment, rows);
+    view.heard();
+    this.grading = view;
+  }
+
+  /** A grades table for `assignment`, kept on this device as its rows change. */
+  private newGrading(assignment: Assignment, kept: GradeRow[] = []): GradingView {
+    const view: GradingView = new GradingView(
+      new GradingRun(
+        this.manager,
+        assignment,
+        () => {
+          view.heard();
+          this.keepGrades(view);
+        },
+        undefined,
+        kept,
+      ),
+    );
+    return view;
+  }
+
+  /** Keeps `view`'s rows after the writes before it, unless it is no longer this session's table by then. */
+  private keepGrades(view: GradingView): void {
+    if (this.keepWaiting) return;
+    this.keepWaiting = true;
+    this.gradesWrites = this.gradesWrites
+      .then(() => {
+        this.keepWaiting = false;
+        if (this.grading !== view) return;
+        return keepGrades(this.manager, this.owner.id, view.run.assignment.digest, view.run.rows);
+      })
+      .catch((error) => this.report.notify(new Error(`The grades table of ${this.owner.info.name} could not be kept: ${message(error)}`)));
+  }
+
+  /** Clear grades: the table goes, here and on this device (Download grades keeps a copy). */
+  async clearGrades(): Promise<void> {
+    if (this.grading?.running) return;
+    this.grading = null;
+    this.gradesWrites = this.gradesWrites
+      .then(() => forgetGrades(this.manager, this.owner.id))
+      .catch((error) => this.report.notify(new Error(`The grades table of ${this.owner.info.name} could not be cleared: ${message(error)}`)));
+    await this.gradesWrites;
   }
 
   /** Save as assignment: the session becomes the teacher's copy, and the file for students is downloaded. */
@@ -123,8 +190,7 @@ export class SessionAssignmentView {
     }
     let view = this.grading;
     if (!view || (!view.running && view.run.assignment.digest !== found.assignment.digest)) {
-      const fresh: GradingView = new GradingView(new GradingRun(this.manager, found.assignment, () => fresh.heard()));
-      view = fresh;
+      view = this.newGrading(found.assignment);
       this.grading = view;
     }
     const read = await Promise.all([...files].map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));

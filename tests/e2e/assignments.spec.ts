@@ -215,6 +215,25 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
     submission.results = submission.results.map((r: { points: number }) => ({ ...r, passed: true, earned: r.points }));
     e['submission.json'] = strToU8(JSON.stringify(submission));
   });
+  // Her work is what the assistant ran for her: one card she skipped (wrong), one it ran (right).
+  const asked = variant(bobHandIn, (e) => {
+    asStudent(e, 'Ada Asked');
+    const history = json(e['history.json']);
+    history.rounds[0] = {
+      ...history.rounds[0],
+      kind: 'ask',
+      message: 'Sum column n into total and write count_rows()',
+      events: [
+        { type: 'code_card', block: 0, step: 1, callId: 'call_1', source: 'tool', proposed: 'total = 1', code: 'total = 1', status: 'skipped' },
+        { type: 'code_card', block: 1, step: 2, callId: 'call_2', source: 'tool', proposed: RIGHT, code: RIGHT, status: 'ran' },
+        { type: 'code_start', block: 1, total: 2, code: RIGHT },
+        { type: 'stdout', block: 1, text: 'total 12\n' },
+        { type: 'code_end', block: 1, durationMs: 5, notPersisted: [] },
+        { type: 'round_end', durationMs: 10, state: 'finished' },
+      ],
+    };
+    e['history.json'] = strToU8(JSON.stringify(history));
+  });
   const otherAssignment = variant(bobHandIn, (e) => {
     const submission = json(e['submission.json']);
     submission.assignment = { id: 'another-id', digest: '0'.repeat(64), title: 'Word counts' };
@@ -230,14 +249,15 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
     { name: 'crash.pytabs.zip', data: crash },
     { name: 'noisy.pytabs.zip', data: noisy },
     { name: 'forged.pytabs.zip', data: forged },
+    { name: 'asked.pytabs.zip', data: asked },
     { name: 'other.pytabs.zip', data: otherAssignment },
     { name: 'notes.pytabs.zip', data: strToU8('not a zip') },
   ]);
   const grading = region(teacher, 'Grading');
   const progress = grading.getByRole('progressbar', { name: 'Grading progress' });
-  await expect(progress).toHaveAttribute('aria-valuemax', '37');
+  await expect(progress).toHaveAttribute('aria-valuemax', '38');
   await expect(grading.getByRole('button', { name: 'Stop' })).toBeEnabled();
-  await expect(progress).toHaveAttribute('aria-valuenow', '37', { timeout: 540_000 });
+  await expect(progress).toHaveAttribute('aria-valuenow', '38', { timeout: 540_000 });
   await expect(grading.getByRole('button', { name: 'Stop' })).toBeDisabled();
 
   const table = grading.getByRole('table', { name: 'Grades' });
@@ -257,6 +277,8 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
   await expect(row('Noisy Nina').getByRole('cell').nth(3)).toHaveText('4');
   await expect(row('Forger Fay').getByRole('cell').nth(3)).toHaveText('1');
   await expect(row('Forger Fay')).toContainText('Its copy of the checks was changed after it was handed out; it was ignored');
+  // What the assistant ran is replayed (the card she skipped is not): all four points.
+  await expect(row('Ada Asked').getByRole('cell').nth(3)).toHaveText('4');
   await expect(row('other.pytabs.zip')).toContainText('It is a hand-in of another assignment ("Word counts"), not of "Column sums".');
   await expect(row('notes.pytabs.zip')).toContainText('refused');
 
@@ -267,6 +289,12 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
   await expect(work).toContainText('data.xlsx');
   await expect(work).toContainText('check_total: passed (2 of 2)');
   await work.getByRole('button', { name: 'Close' }).click();
+  await row('Ada Asked').getByRole('button', { name: 'Ada Asked' }).click();
+  const herWork = teacher.getByRole('dialog', { name: 'Work of Ada Asked' });
+  await expect(herWork).toContainText('Asked the assistant: “Sum column n into total and write count_rows()”. The code it ran:');
+  await expect(herWork.getByRole('listitem').first()).toContainText('return len(rows)\n');
+  await expect(herWork.getByRole('listitem').first()).not.toContainText('total = 1');
+  await herWork.getByRole('button', { name: 'Close' }).click();
 
   const axe = await new AxeBuilder({ page: teacher }).analyze();
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -288,7 +316,7 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
   const csvBook = XLSX.read(strFromU8(csv.data), { type: 'string', raw: true });
   const fromCsv = XLSX.utils.sheet_to_json<Record<string, unknown>>(csvBook.Sheets[csvBook.SheetNames[0]], { raw: false });
   for (const table of [fromXlsx, fromCsv]) {
-    expect(table).toHaveLength(37);
+    expect(table).toHaveLength(38);
     const byName = new Map(table.map((r) => [String(r.Student), r]));
     for (let k = 1; k <= 30; k++) {
       const r = byName.get(`Student ${String(k).padStart(2, '0')}`)!;
@@ -298,10 +326,22 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
     }
     expect(String(byName.get('Bob')!['Total (4)'])).toBe('3');
     expect(String(byName.get('Forger Fay')!['Total (4)'])).toBe('1');
+    expect(String(byName.get('Ada Asked')!['Total (4)'])).toBe('4');
     expect(String(byName.get('Crash Carl')!.Status)).toBe('error');
     expect(String(byName.get('Loop Larry')!.Errors)).toContain('check_rows did not finish in 5 s');
     expect(String(byName.get('other.pytabs.zip')!.Status)).toBe('refused');
   }
+
+  // The table is kept on this device: a reload shows every row again, and a row still opens its work.
+  await teacher.reload();
+  await expect(table.getByRole('rowheader')).toHaveCount(38);
+  await expect(row('Bob').getByRole('cell').nth(3)).toHaveText('3');
+  await expect(row('Student 02').getByRole('cell').nth(3)).toHaveText('4');
+  await expect(row('Ada Asked').getByRole('cell').nth(3)).toHaveText('4');
+  await expect(row('Loop Larry')).toContainText('check_rows did not finish in 5 s');
+  await row('Forger Fay').getByRole('button', { name: 'Forger Fay' }).click();
+  await expect(teacher.getByRole('dialog', { name: 'Work of Forger Fay' })).toContainText('total = 1');
+  await teacher.getByRole('dialog', { name: 'Work of Forger Fay' }).getByRole('button', { name: 'Close' }).click();
 });
 
 test('Stop ends a grading run: the hand-ins being graded and those waiting are marked stopped, the rest keep their grades', async () => {
@@ -309,10 +349,10 @@ test('Stop ends a grading run: the hand-ins being graded and those waiting are m
   const grading = region(teacher, 'Grading');
   const progress = grading.getByRole('progressbar', { name: 'Grading progress' });
   await chooseFiles(teacher, 'Grade submissions', classHandIns());
-  await expect(progress).toHaveAttribute('aria-valuemax', '67');
-  await expect.poll(async () => Number(await progress.getAttribute('aria-valuenow')), { timeout: 120_000 }).toBeGreaterThan(38);
+  await expect(progress).toHaveAttribute('aria-valuemax', '68');
+  await expect.poll(async () => Number(await progress.getAttribute('aria-valuenow')), { timeout: 120_000 }).toBeGreaterThan(39);
   await grading.getByRole('button', { name: 'Stop' }).click();
-  await expect(progress).toHaveAttribute('aria-valuenow', '67');
+  await expect(progress).toHaveAttribute('aria-valuenow', '68');
   await expect(grading.getByRole('button', { name: 'Stop' })).toBeDisabled();
   const table = grading.getByRole('table', { name: 'Grades' });
   const stopped = await table.getByRole('row').filter({ hasText: 'stopped' }).count();
@@ -322,4 +362,17 @@ test('Stop ends a grading run: the hand-ins being graded and those waiting are m
   // The first batch's rows are untouched.
   const bob = table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name: 'Bob', exact: true }) });
   await expect(bob).toContainText('graded');
+
+  // Clear grades asks first, then the table goes, and a reload does not bring it back.
+  await grading.getByRole('button', { name: 'Clear grades' }).click();
+  const confirm = teacher.getByRole('dialog', { name: 'Clear grades?' });
+  await expect(confirm).toContainText('Download grades first');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(table.getByRole('rowheader')).toHaveCount(68);
+  await grading.getByRole('button', { name: 'Clear grades' }).click();
+  await confirm.getByRole('button', { name: 'Clear grades' }).click();
+  await expect(table).toHaveCount(0);
+  await teacher.reload();
+  await expect(grading.getByRole('button', { name: 'Grade submissions' })).toBeVisible();
+  await expect(table).toHaveCount(0);
 });

@@ -9,9 +9,9 @@ import { getAssignment } from '../../src/lib/storage/assignments';
 import { portableDevice } from './portable-device';
 import { importSession } from '../../src/lib/portability';
 import { checkNames, makeAssignment, readAssignment, readSubmission } from '../../src/lib/portability/assignment-file';
-import { saveAsAssignment } from '../../src/lib/assignments/session-assignment';
+import { forgetGrades, keepGrades, keptGrades, saveAsAssignment } from '../../src/lib/assignments/session-assignment';
 import { checkWork, handIn } from '../../src/lib/assignments/student';
-import { GradingRun } from '../../src/lib/assignments/grading';
+import { GradingRun, type GradeRow } from '../../src/lib/assignments/grading';
 import type { AssignmentManager } from '../../src/lib/assignments/manager';
 import { WorkerSession } from '../../workers/runtime/session';
 
@@ -164,5 +164,33 @@ describe('Save as assignment, the student, Hand in', () => {
     expect(run.rows[2].errors[0]).toMatch(/not a zip archive/);
     expect(run.rows[3].errors[0]).toMatch(/"files\/extra.txt" is in the archive but not in its manifest/);
     expect(run.progress).toEqual({ done: 4, total: 4 });
+  });
+
+  it('keeps the grades table for the assignment version it was graded with, and a page closed mid-grading marks its unfinished rows', async () => {
+    const teacher = (await getAssignment(db, teacherId))!.assignment;
+    const row = (id: number, student: string, status: GradeRow['status']): GradeRow => ({
+      id, file: `${student}.pytabs.zip`, student, status, results: [], total: id, ms: 5, errors: [], claimed: [], work: { cells: [{ code: 'total = 10', output: '' }], files: [] },
+    });
+    await keepGrades(manager, teacherId, teacher.digest, [row(1, 'Ann', 'graded'), row(2, 'Ben', 'grading'), row(3, 'Cy', 'waiting')]);
+    const kept = await keptGrades(manager, teacherId, teacher.digest);
+    expect(kept?.map((r) => [r.student, r.status, r.work?.cells[0].code])).toEqual([['Ann', 'graded', 'total = 10'], ['Ben', 'grading', 'total = 10'], ['Cy', 'waiting', 'total = 10']]);
+    // Graded with another version of the assignment: not this table.
+    expect(await keptGrades(manager, teacherId, '0'.repeat(64))).toBeNull();
+
+    const run = new GradingRun(manager, teacher, undefined, undefined, kept!);
+    expect(run.rows.map((r) => [r.id, r.status, r.errors])).toEqual([
+      [1, 'graded', []],
+      [2, 'stopped', ['Not graded: the page was closed while it was graded.']],
+      [3, 'stopped', ['Not graded: the page was closed while it was graded.']],
+    ]);
+    expect(run.progress).toEqual({ done: 3, total: 3 });
+    await run.add([{ name: 'notes.txt', data: strToU8('hello') }]);
+    expect(run.rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
+
+    await forgetGrades(manager, teacherId);
+    expect(await keptGrades(manager, teacherId, teacher.digest)).toBeNull();
+    // A session deleted while its table was being kept gets none.
+    await keepGrades(manager, 'no-such-session', teacher.digest, [row(1, 'Ann', 'graded')]);
+    expect(await keptGrades(manager, 'no-such-session', teacher.digest)).toBeNull();
   });
 });

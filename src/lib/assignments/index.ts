@@ -1,4 +1,4 @@
-export { sessionAssignment, saveAsAssignment, type SessionAssignment } from './session-assignment';
+export { sessionAssignment, saveAsAssignment, keptGrades, keepGrades, forgetGrades, type SessionAssignment } from './session-assignment';
 export { checkWork, handIn, checkStudentName, CHECK_OUTPUT_CHARS } from './student';
 export { GradingRun, gradingPoolSize, type GradeRow, type RowStatus, type SubmittedWork } from './grading';
 export { failedMessages, gradesFiles, gradesTable } from './grades-file';

@@ -1,9 +1,10 @@
 import { makeAssignment, encodeAssignment, ASSIGNMENT_ENTRY, type Assignment, type AssignmentDraft } from '../portability/assignment-file';
 import { packSession, fileNameFor, SESSION_SUFFIX, type ExportedFile } from '../portability/export';
 import { withStorage, type PortableManager } from '../portability/manager';
-import { getAssignment, putAssignment } from '../storage/assignments';
+import { deleteGrades, getAssignment, getGrades, putAssignment, putGrades } from '../storage/assignments';
 import type { AssignmentRole } from '../storage/db';
 import { readSessionContents } from '../storage/imports';
+import type { GradeRow } from './grading';
 
 /** A session's assignment and its role in it: the teacher saved it as one, or a student opened one. */
 export interface SessionAssignment {
@@ -39,4 +40,20 @@ export async function saveAsAssignment(
   });
   manager.storageChanged(sessionId, false);
   return result;
+}
+
+/** The grades table kept for the session's assignment at `digest` (graded with another version: none). */
+export async function keptGrades(manager: Pick<PortableManager, 'dbName'>, sessionId: string, digest: string): Promise<GradeRow[] | null> {
+  const kept = await withStorage(manager, (db) => getGrades(db, sessionId));
+  return kept?.digest === digest ? kept.rows : null;
+}
+
+/** Keeps the session's grades table, graded with the assignment at `digest`. */
+export function keepGrades(manager: Pick<PortableManager, 'dbName'>, sessionId: string, digest: string, rows: GradeRow[]): Promise<void> {
+  return withStorage(manager, (db) => putGrades(db, sessionId, digest, rows));
+}
+
+/** Forgets the session's grades table (Clear grades). */
+export function forgetGrades(manager: Pick<PortableManager, 'dbName'>, sessionId: string): Promise<void> {
+  return withStorage(manager, (db) => deleteGrades(db, sessionId));
 }

@@ -1,4 +1,4 @@
-import type { Assignment, AssignmentRecord, AssignmentRole, PyTabsDB } from './db';
+import type { Assignment, AssignmentRecord, AssignmentRole, GradesRecord, PyTabsDB } from './db';
 
 /** The session's assignment and its role in it, or null. */
 export async function getAssignment(db: PyTabsDB, sessionId: string): Promise<Omit<AssignmentRecord, 'sessionId' | 'kind'> | null> {
@@ -12,4 +12,22 @@ export async function putAssignment(db: PyTabsDB, sessionId: string, role: Assig
   if (!(await tx.objectStore('sessions').get(sessionId))) throw new Error(`No session with id ${sessionId}.`);
   await tx.objectStore('imports').put({ sessionId, kind: 'assignment', role, assignment });
   await tx.done;
+}
+
+/** The session's kept grades table, or null. */
+export async function getGrades(db: PyTabsDB, sessionId: string): Promise<Pick<GradesRecord, 'digest' | 'rows'> | null> {
+  const found = await db.get('imports', [sessionId, 'grades']);
+  return found?.kind === 'grades' ? { digest: found.digest, rows: found.rows } : null;
+}
+
+/** Keeps the session's grades table (replacing the last one); a session deleted meanwhile gets none. */
+export async function putGrades(db: PyTabsDB, sessionId: string, digest: string, rows: GradesRecord['rows']): Promise<void> {
+  const tx = db.transaction(['sessions', 'imports'], 'readwrite');
+  if (await tx.objectStore('sessions').get(sessionId)) await tx.objectStore('imports').put({ sessionId, kind: 'grades', digest, rows });
+  await tx.done;
+}
+
+/** Forgets the session's grades table. */
+export async function deleteGrades(db: PyTabsDB, sessionId: string): Promise<void> {
+  await db.delete('imports', [sessionId, 'grades']);
 }

@@ -1,5 +1,6 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { VariableInfo } from '../worker-api';
+import type { GradeRow } from '../assignments/grading';
 
 /** Bump with a migration in `upgrade` whenever a store or index changes. */
 export const SCHEMA_VERSION = 2;
@@ -154,6 +155,18 @@ export interface AssignmentRecord {
   assignment: Assignment;
 }
 
+/**
+ * The teacher's grades table for the session's assignment, kept so that a reload or a closed
+ * tab does not lose a class's grading. Like the history, it is text and is not counted in the
+ * session's storage figure; it goes when the session goes, and no export carries it.
+ */
+export interface GradesRecord {
+  sessionId: string;
+  kind: 'grades';
+  /** The digest of the assignment version the rows were graded with. */
+  digest: string;
+  rows: GradeRow[];
+}
 
 /**
  * Marks a session as an embed's (src/lib/embed): the page that embeds it (its origin, and the
@@ -169,7 +182,7 @@ export interface EmbedRecord {
   openedAt: number;
 }
 
-export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord | AssignmentRecord | EmbedRecord;
+export type ImportRecord = HeldStateRecord | OriginRecord | SharedLinkRecord | AssignmentRecord | GradesRecord | EmbedRecord;
 
 /** The bytes a session's `imports` records hold: the held pickles and the file it was opened from. */
 export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, origin: Pick<OriginRecord, 'data'> | null): number {
