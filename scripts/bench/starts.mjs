@@ -108,7 +108,14 @@ async function laterStart() {
   const report = await window.pytabs.startSession(id);
   const r = await window.pytabs.run(id, 'pass');
   if (r.status !== 'ok') throw new Error(JSON.stringify(r));
-  return { ms: performance.now() - t0, snapshot: report.snapshot ?? 'none' };
+  const ms = performance.now() - t0;
+  // Where the time went, in ms from the start of S2: the app's marks since, and the worker's load.
+  const marks = { workerLoadMs: report.loadMs };
+  for (const mark of performance.getEntriesByType('mark')) {
+    const name = mark.name.replace(/^pytabs:/, '');
+    if (name !== mark.name && mark.startTime >= t0 && !(name in marks)) marks[name] = mark.startTime - t0;
+  }
+  return { ms, snapshot: report.snapshot ?? 'none', marks };
 }
 
 /** Four new sessions started at once; ms until each has run a cell. */
@@ -141,7 +148,7 @@ async function appRound(profile, origin) {
   const state = await within(page.evaluate(installed, 120_000), 'installing for offline use');
   const s2 = await within(page.evaluate(laterStart), 'S2');
   const four = await within(page.evaluate(fourAtOnce), 'four at once');
-  return { S1: s1.ms, S2: s2.ms, four, snapshotS1: s1.snapshot, snapshotS2: s2.snapshot, isolated: s1.isolated, marks: s1.marks, ...state };
+  return { S1: s1.ms, S2: s2.ms, four, snapshotS1: s1.snapshot, snapshotS2: s2.snapshot, isolated: s1.isolated, marks: s1.marks, marksS2: s2.marks, ...state };
 }
 
 /** The medians of each mark over the rounds, in the order they come: where a first start's time went. */
@@ -167,7 +174,7 @@ const median = (xs) => {
  * four at once (in WebKitGTK four bare loads at once take about a minute).
  */
 export async function startRows(engine, host, { reps, bareFour = true, log }) {
-  const samples = { cold: [], warm: [], bareFour: [], S1: [], S2: [], four: [], state: [], marks: [] };
+  const samples = { cold: [], warm: [], bareFour: [], S1: [], S2: [], four: [], state: [], marks: [], marksS2: [] };
   let version = '';
   for (let rep = 0; rep < reps; rep++) {
     const what = `${engine.name} ${host.name} ${rep + 1}/${reps}`;
@@ -177,7 +184,7 @@ export async function startRows(engine, host, { reps, bareFour = true, log }) {
     samples.cold.push(base.cold);
     samples.warm.push(base.warm);
     samples.bareFour.push(base.four);
-    for (const k of ['S1', 'S2', 'four', 'marks']) samples[k].push(app[k]);
+    for (const k of ['S1', 'S2', 'four', 'marks', 'marksS2']) samples[k].push(app[k]);
     samples.state.push(
       `S1 ${app.snapshotS1}, S2 ${app.snapshotS2}, ${app.isolated ? '' : 'not '}isolated, ${app.controlled ? '' : 'no '}service worker, snapshot ${app.snapshotKept ? '' : 'not '}kept`,
     );
@@ -193,6 +200,6 @@ export async function startRows(engine, host, { reps, bareFour = true, log }) {
   ];
   const notes = `${tag} (${version}, medians of ${reps}): bare cold ${samples.cold.map(Math.round).join('/')} ms, warm ${samples.warm.map(Math.round).join('/')} ms; ` +
     `app S1 ${samples.S1.map(Math.round).join('/')} ms, S2 ${samples.S2.map(Math.round).join('/')} ms; ${[...new Set(samples.state)].join('; ')}; ` +
-    `S1's timeline (ms from navigation, medians): ${timeline(samples.marks)}.`;
+    `S1's timeline (ms from navigation, medians): ${timeline(samples.marks)}; S2's (ms from its start): ${timeline(samples.marksS2)}.`;
   return { rows, samples: { [tag]: samples }, notes, engine: engine.name, version };
 }
