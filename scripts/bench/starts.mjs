@@ -82,7 +82,7 @@ async function firstStart(deadline) {
   }
   marks.domContentLoaded = performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd;
   marks.workerLoadMs = report.loadMs;
-  return { ms: performance.now(), snapshot: report.snapshot ?? 'none', isolated: globalThis.crossOriginIsolated === true, marks };
+  return { ms: performance.now(), snapshot: `${report.snapshot ?? 'none'} (wasm ${report.wasm ?? '?'})`, isolated: globalThis.crossOriginIsolated === true, marks };
 }
 
 /**
@@ -115,7 +115,7 @@ async function laterStart() {
     const name = mark.name.replace(/^pytabs:/, '');
     if (name !== mark.name && mark.startTime >= t0 && !(name in marks)) marks[name] = mark.startTime - t0;
   }
-  return { ms, snapshot: report.snapshot ?? 'none', marks };
+  return { ms, snapshot: `${report.snapshot ?? 'none'} (wasm ${report.wasm ?? '?'})`, marks };
 }
 
 /** Four new sessions started at once; ms until each has run a cell. */
