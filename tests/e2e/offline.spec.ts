@@ -321,7 +321,8 @@ test('a new version shows "A new version is ready"; Reload waits for the running
   await expect(page.locator('meta[name="pytabs-test-build"]')).toHaveCount(0);
 
   let navigations = 0;
-  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations++);
+  // Documents loaded: the app's own hash routing (#/s/…) is a navigation too, but not a load.
+  page.on('domcontentloaded', () => navigations++);
   // Long enough to outlast the checks below on a loaded machine (4 s did not, at a load of 10 on 2 cores).
   await page.evaluate((id) => {
     void window.pytabs!.run(id, "import time\nt = time.time()\nwhile time.time() - t < 12:\n    pass\nfinished = 'yes'");
@@ -375,7 +376,7 @@ test('a chunk that vanished in an update costs one reload, and one missing for g
     }),
   );
   let navigations = 0;
-  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations++);
+  page.on('domcontentloaded', () => navigations++);
   await files.getByRole('button', { name: 'Preview book.xlsx' }).click();
   await expect.poll(() => navigations, { timeout: 30_000 }).toBe(1);
   await untilAppOpen(page);
@@ -388,7 +389,7 @@ test('a chunk that vanished in an update costs one reload, and one missing for g
   unlinkSync(moved);
   const otherFiles = otherPage.getByRole('region', { name: 'Files', exact: true });
   let otherNavigations = 0;
-  otherPage.on('framenavigated', (frame) => frame === otherPage.mainFrame() && otherNavigations++);
+  otherPage.on('domcontentloaded', () => otherNavigations++);
   // The first failure reloads the page as soon as it is idle (the alert may be gone before anyone sees it).
   await otherFiles.getByRole('button', { name: 'Preview book.xlsx' }).click();
   await expect.poll(() => otherNavigations, { timeout: 30_000 }).toBe(1);
