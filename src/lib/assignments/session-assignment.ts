@@ -44,7 +44,7 @@ export async function saveAsAssignment(
 
 /** The grades table kept for the session's assignment at `digest` (graded with another version: none). */
 export async function keptGrades(manager: Pick<PortableManager, 'dbName'>, sessionId: string, digest: string): Promise<GradeRow[] | null> {
-  const kept = await withStorage(manager, (db) => getGrades(db, sessionId));
+  const kept = await withStorage(manager, (db) => getGrades<GradeRow>(db, sessionId));
   return kept?.digest === digest ? kept.rows : null;
 }
 

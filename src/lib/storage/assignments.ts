@@ -15,13 +15,14 @@ export async function putAssignment(db: PyTabsDB, sessionId: string, role: Assig
 }
 
 /** The session's kept grades table, or null. */
-export async function getGrades(db: PyTabsDB, sessionId: string): Promise<Pick<GradesRecord, 'digest' | 'rows'> | null> {
+export async function getGrades<Row>(db: PyTabsDB, sessionId: string): Promise<Pick<GradesRecord<Row>, 'digest' | 'rows'> | null> {
   const found = await db.get('imports', [sessionId, 'grades']);
-  return found?.kind === 'grades' ? { digest: found.digest, rows: found.rows } : null;
+  // The rows are what putGrades was given for this session: grading's own.
+  return found?.kind === 'grades' ? { digest: found.digest, rows: found.rows as Row[] } : null;
 }
 
 /** Keeps the session's grades table (replacing the last one); a session deleted meanwhile gets none. */
-export async function putGrades(db: PyTabsDB, sessionId: string, digest: string, rows: GradesRecord['rows']): Promise<void> {
+export async function putGrades<Row>(db: PyTabsDB, sessionId: string, digest: string, rows: Row[]): Promise<void> {
   const tx = db.transaction(['sessions', 'imports'], 'readwrite');
   if (await tx.objectStore('sessions').get(sessionId)) await tx.objectStore('imports').put({ sessionId, kind: 'grades', digest, rows });
   await tx.done;

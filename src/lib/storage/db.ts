@@ -1,6 +1,5 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { VariableInfo } from '../worker-api';
-import type { GradeRow } from '../assignments/grading';
 
 /** Bump with a migration in `upgrade` whenever a store or index changes. */
 export const SCHEMA_VERSION = 2;
@@ -157,15 +156,17 @@ export interface AssignmentRecord {
 
 /**
  * The teacher's grades table for the session's assignment, kept so that a reload or a closed
- * tab does not lose a class's grading. Like the history, it is text and is not counted in the
- * session's storage figure; it goes when the session goes, and no export carries it.
+ * tab does not lose a class's grading. Its rows are grading's (`GradeRow` in
+ * src/lib/assignments/grading.ts), which storage keeps as they are. Like the history, it is
+ * text and is not counted in the session's storage figure; it goes when the session goes,
+ * and no export carries it.
  */
-export interface GradesRecord {
+export interface GradesRecord<Row = unknown> {
   sessionId: string;
   kind: 'grades';
   /** The digest of the assignment version the rows were graded with. */
   digest: string;
-  rows: GradeRow[];
+  rows: Row[];
 }
 
 /**
