@@ -14,6 +14,8 @@ export interface EngineElement {
 export interface EnginePage {
   goto(url: string): Promise<void>;
   reload(): Promise<void>;
+  /** Back in the history, as the browser's Back button. */
+  back(): Promise<void>;
   url(): Promise<string> | string;
   evaluate<T, A = unknown>(fn: (arg: A) => T | Promise<T>, arg?: A): Promise<T>;
   /** The element that `fn(arg)` returns in the page, or null when it returns none. */

@@ -94,6 +94,9 @@ function scriptedPage(page, upload) {
     async reload() {
       await page.reload({ waitUntil: 'load', timeout: 60_000 });
     },
+    async back() {
+      await page.goBack({ waitUntil: 'load', timeout: 60_000 });
+    },
     url: () => page.url(),
     evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
     async element(fn, arg) {
@@ -172,6 +175,10 @@ async function webkitProfile(server) {
     async reload() {
       await onWindow(handle);
       await driver.navigate().refresh();
+    },
+    async back() {
+      await onWindow(handle);
+      await driver.navigate().back();
     },
     async url() {
       await onWindow(handle);

@@ -6,6 +6,7 @@ import { SessionManager, onDataErased, type DataGoneReason } from './lib';
 import { startAppServiceWorker, type AppServiceWorker } from './lib/offline/service-worker';
 import UpdateBanner from './ui/UpdateBanner.svelte';
 import { createApi, type PyTabsApi } from './lib/api';
+import { endWithPage } from './lib/sessions/page-life';
 import { isEmbedLink } from './lib/embed/options';
 
 declare global {
@@ -64,7 +65,7 @@ async function startApp(): Promise<void> {
     target.replaceChildren();
     window.pytabs = createApi(manager);
     window.pytabsLib = lib;
-    addEventListener('pagehide', () => manager.dispose());
+    endWithPage(manager);
     const app = mount(App, { target, props: { manager } });
     void onDataErased(manager, (reason) => {
       void unmount(app);

@@ -43,13 +43,8 @@ test.afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload', async ({ newProfile, host, engineName, hostHeaders }) => {
+test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload', async ({ newProfile, host, engineName }) => {
   test.skip(engineName === 'chromium', "Chromium's defaults block storage in cross-site frames: see tests/e2e/embed.spec.ts");
-  // Found by this journey: in WebKitGTK the embeds sometimes never say they are ready after the
-  // page is loaded again (2 runs of 4 behind the project's headers; once in CI's run on the
-  // plain host, after passing there before). Not explained yet: README's engine table says
-  // "not reliable" for WebKit until it is.
-  test.fixme(engineName === 'webkit', `WebKitGTK (${hostHeaders} host): embeds sometimes silent after a reload of their page`);
   const page = await (await newProfile()).newPage();
   const url = `${pageOrigin}/embed/example.html?app=${encodeURIComponent(host.url)}`;
   await page.goto(url);

@@ -1,4 +1,4 @@
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { openDB, unwrap, type DBSchema, type IDBPDatabase } from 'idb';
 import type { VariableInfo } from '../worker-api';
 
 /** Bump with a migration in `upgrade` whenever a store or index changes. */
@@ -230,7 +230,7 @@ export interface OpenOptions {
  */
 export async function openDb(name: string = DEFAULT_DB_NAME, { create = true, onBlocked }: OpenOptions = {}): Promise<PyTabsDB> {
   try {
-    return await openSchema(name, create, onBlocked);
+    return tracked(await openSchema(name, create, onBlocked));
   } catch (error) {
     if ((error as DOMException)?.name === 'VersionError') throw new NewerSchemaError(name);
     if (!create && (error as DOMException)?.name === 'AbortError') throw new StorageGoneError(name);
@@ -268,6 +268,44 @@ function openSchema(name: string, create: boolean, onBlocked?: () => void): Prom
       (event.target as IDBDatabase).close();
     },
   });
+}
+
+/** This realm's transactions, on every connection openDb made, that have not finished (abortUnfinished). */
+const unfinished = new Set<IDBTransaction>();
+
+/** `db`, whose transactions are listed in `unfinished` until they complete or abort. */
+function tracked(db: PyTabsDB): PyTabsDB {
+  const native = unwrap(db) as IDBDatabase;
+  const open = native.transaction.bind(native);
+  // An own property of this connection: idb's wrapper calls it for db.transaction and its shortcuts (db.get, db.put).
+  native.transaction = ((...args: Parameters<IDBDatabase['transaction']>) => {
+    const tx = open(...args);
+    unfinished.add(tx);
+    const drop = () => unfinished.delete(tx);
+    tx.addEventListener('complete', drop);
+    tx.addEventListener('abort', drop);
+    return tx;
+  }) as IDBDatabase['transaction'];
+  return db;
+}
+
+/**
+ * Aborts every transaction of this page (or worker) still under way, for a page that goes
+ * into the back/forward cache. WebKit freezes such a page with its transactions, and until it
+ * is evicted they hold the stores they cover: the next page's writes there wait (an embed whose
+ * course page was opened again never started in WebKitGTK: its readwrite transactions on
+ * `sessions` and `variables` waited behind reads the frozen page had in flight). What they
+ * would have written is lost, as it would be if the page closed.
+ */
+export function abortUnfinished(): void {
+  for (const tx of unfinished) {
+    try {
+      tx.abort();
+    } catch {
+      // It finished meanwhile.
+    }
+  }
+  unfinished.clear();
 }
 
 /** Every key of one session in a store keyed [sessionId, ...]: arrays sort after all strings and numbers. */

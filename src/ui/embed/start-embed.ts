@@ -2,6 +2,7 @@ import { mount } from 'svelte';
 import { SessionManager } from '../../lib';
 import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, readEmbed, type OpenedEmbed } from '../../lib/embed';
 import { SHARE_ROUTE } from '../../lib/portability/share-link';
+import { endWithPage } from '../../lib/sessions/page-life';
 import Embed from './Embed.svelte';
 import { EmbedView } from './embed-view.svelte';
 
@@ -67,7 +68,7 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
     return;
   }
   onManager(manager);
-  addEventListener('pagehide', () => manager.dispose());
+  endWithPage(manager);
   try {
     const [embed, allowed] = await Promise.all([openEmbedSession(manager, page, opened.options, opened.author), loadAllowedOrigins(appUrl)]);
     for (const problem of allowed.problems) console.warn(`PyTabs embed: ${problem}`);
