@@ -13,6 +13,13 @@ export async function openApp(page: Page, path = '/'): Promise<void> {
   await expect.poll(() => page.evaluate(() => Boolean(window.pytabs)), { timeout: 30_000 }).toBe(true);
 }
 
+/** The session the app opens on its own: it makes one just after `window.pytabs` appears, so this waits for it. */
+export async function firstSessionId(page: Page): Promise<string> {
+  let id: string | undefined;
+  await expect.poll(async () => (id = await page.evaluate(async () => (await window.pytabs!.listSessions())[0]?.id)), { timeout: 30_000 }).toBeTruthy();
+  return id!;
+}
+
 /** Every key in every store of the app's database (of a page, or of an embed's frame), as strings, for asserting what storage holds. */
 export function dumpDatabase(page: Page | Frame): Promise<Record<string, string[]>> {
   return page.evaluate(async () => {

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { dumpDatabase, openApp } from './app';
+import { dumpDatabase, firstSessionId, openApp } from './app';
 
 // The session engine through its TypeScript API (window.pytabs), in real Chromium
 // with real IndexedDB and real Pyodide workers.
@@ -299,10 +299,8 @@ test('a start reports what it fetches and restores, step by step, and nothing on
 test('a session starts on the spare worker whose scripts are already loaded, and a new spare waits for the next', async ({ page }) => {
   await openApp(page);
   // The app opens its first session; once it has started, a spare is made.
-  await page.evaluate(async () => {
-    const api = window.pytabs!;
-    await api.startSession((await api.listSessions())[0]!.id);
-  });
+  const first = await firstSessionId(page);
+  await page.evaluate((id) => window.pytabs!.startSession(id), first);
   /** Whether a worker has loaded Pyodide (fetched its standard library; the wasm comes from the page): a spare has not. */
   const booted = (w: import('@playwright/test').Worker) =>
     w.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('python_stdlib.zip')));

@@ -1,5 +1,5 @@
 import { test, expect, type BrowserContext, type Page } from '@playwright/test';
-import { dumpDatabase, openApp } from './app';
+import { dumpDatabase, firstSessionId, openApp } from './app';
 
 // Faults, bad input, concurrency and several tabs, in real Chromium. Each test belongs
 // to a category; the summary at the end counts what passed, and how much saved data
@@ -522,7 +522,7 @@ check('tabs kept in step', 'calls made at once in a tab that does not hold the s
 check('tabs kept in step', 'in the UI a second tab shows the session read-only with a Take over button, and taking over flips the first', async ({ page, context }) => {
   await openApp(page);
   await expect(page.getByRole('tablist', { name: 'Sessions' })).toBeVisible();
-  const id = await page.evaluate(async () => (await window.pytabs!.listSessions())[0].id);
+  const id = await firstSessionId(page);
   await page.evaluate((id) => window.pytabs!.run(id, "shared = 'from the first tab'"), id);
   const second = await context.newPage();
   await openApp(second, `/#/s/${id}`);
