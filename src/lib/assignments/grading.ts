@@ -166,14 +166,17 @@ export class GradingRun {
     row.claimed = submission.results;
     row.note = await this.differs(archive.entries.get(ASSIGNMENT_ENTRY), submission.assignment.digest);
     // Rounds imported from a notebook never ran in the student's session; an Ask round ran what its code cards ran.
-    const rounds = archive.rounds.filter((r) => !r.importedFrom && (r.kind !== 'ask' || ranCode(r).length));
+    const rounds = archive.rounds
+      .filter((r) => !r.importedFrom)
+      .map((round) => ({ round, asked: round.kind === 'ask', code: round.kind === 'ask' ? ranCode(round) : splitMessage(round.message).map((b) => b.code) }))
+      .filter(({ asked, code }) => !asked || code.length);
     row.work = {
-      cells: rounds.map((r) =>
-        r.kind === 'ask' ? { code: ranCode(r).join('\n\n'), output: shownOutput(r), asked: r.message } : { code: r.message, output: shownOutput(r) },
+      cells: rounds.map(({ round, asked, code }) =>
+        asked ? { code: code.join('\n\n'), output: shownOutput(round), asked: round.message } : { code: round.message, output: shownOutput(round) },
       ),
       files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })),
     };
-    return { row, files: archive.files, cells: rounds.flatMap((r) => (r.kind === 'ask' ? ranCode(r) : splitMessage(r.message).map((b) => b.code))) };
+    return { row, files: archive.files, cells: rounds.flatMap(({ code }) => code) };
   }
 
   /** A note when the hand-in's copy of the assignment is not the teacher's (an earlier version, or changed checks): it is ignored either way. */
