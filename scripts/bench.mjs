@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,net,gzip,engines] [-- --json FILE]`:
+// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,net,gzip,engines] [-- --engines firefox,webkit] [-- --json FILE]`:
 // builds the app, serves it cross-origin isolated, drives Debian's headless Chromium through
 // `window.pytabs`, and prints every row of the performance table as a ratio against a
 // baseline measured in the same run (bare Pyodide for most). `--only` picks groups of rows:
 // `local` (S1-W1, M1 on localhost), `grade` (G1: 30 hand-ins graded in a pool of workers
 // against one graded alone), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
-// WebKitGTK, on a plain static host and on one with the project's headers); `--dist`
+// WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks
+// some of them); `--dist`
 // measures a build made elsewhere (A/B runs of two builds).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -395,7 +396,8 @@ const HOSTS = {
 async function engineRows(servers) {
   const parts = [];
   const opts = { reps: ENGINE_REPS, bareFour: !QUICK, log };
-  for (const name of ENGINES) {
+  const chosen = option('--engines')?.split(',') ?? ENGINES;
+  for (const name of ENGINES.filter((n) => chosen.includes(n))) {
     const missing = engineMissing(name);
     if (missing) {
       parts.push({ rows: [], samples: {}, notes: `${name}: not measured, ${missing}.` });

@@ -50,6 +50,8 @@ function once<T>(key: string, fetchIt: (report: (progress: FetchProgress) => voi
       fetched: new Promise<void>((resolve) => (fetched = resolve)),
     };
     const report = (progress: FetchProgress) => {
+      // 'pytabs:wasm-fetched', 'pytabs:snapshot-fetched': when the bytes were in, before what is made of them.
+      if (progress.done && !started.last?.done) performance.mark(`pytabs:${key.split(' ')[0]}-fetched`);
       started.last = progress;
       if (progress.done) fetched();
       for (const watcher of started.watchers) watcher(progress);
