@@ -33,10 +33,16 @@ const wasm = handedOver<WebAssembly.Module>();
  * parse it. The message is this listener's alone: Comlink never sees it.
  */
 let prepared: { indexURL: string; script: Promise<CreatePyodideModule> } | null = null;
+/** The page's compiled wasm, sent while this worker waited as the spare, and the core it is of. */
+let preparedWasm: { indexURL: string; module: WebAssembly.Module } | null = null;
 self.addEventListener('message', (event: MessageEvent) => {
   if (!isPrepareMessage(event.data)) return;
   event.stopImmediatePropagation();
-  const { indexURL } = event.data.pytabsPrepare;
+  const { indexURL, wasm: module } = event.data.pytabsPrepare;
+  if (module) {
+    preparedWasm = { indexURL, module };
+    return;
+  }
   if (prepared) return;
   prepared = { indexURL, script: pyodideScript(indexURL) };
   // A failure is the start's to handle (it imports again); unobserved it would be an error event.
@@ -75,6 +81,9 @@ const api: SessionWorkerApi = {
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);
     }
+    // The page sends its module only to a worker that did not get it as the spare.
+    if (preparedWasm?.indexURL === options.indexURL) wasm.give(preparedWasm.module);
+    preparedWasm = null;
     say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
     // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.

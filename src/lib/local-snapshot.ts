@@ -1,4 +1,4 @@
-import { unpackSnapshot } from './snapshot-codec';
+import { checkPackedSnapshot } from './snapshot-codec';
 
 /*
  * The start snapshot kept on this device, in Cache Storage under its runtime key (the
@@ -21,13 +21,19 @@ async function openCache(): Promise<Cache | undefined> {
   }
 }
 
-/** The kept snapshot of this runtime, unpacked; undefined when there is none (or it is unreadable, and then it is dropped). */
-export async function readLocalSnapshot(indexURL: string, file: string): Promise<Uint8Array | undefined> {
+/**
+ * The kept snapshot of this runtime as it is kept (packed: each worker unpacks its own copy);
+ * undefined when there is none (or it is unreadable, and then it is dropped).
+ */
+export async function readLocalSnapshot(indexURL: string, file: string): Promise<Uint8Array<ArrayBuffer> | undefined> {
   const cache = await openCache();
   const key = keyOf(indexURL, file);
   try {
     const response = await cache?.match(key);
-    return response ? unpackSnapshot(new Uint8Array(await response.arrayBuffer())) : undefined;
+    if (!response) return undefined;
+    const packed = new Uint8Array(await response.arrayBuffer());
+    checkPackedSnapshot(packed);
+    return packed;
   } catch {
     await cache?.delete(key).catch(() => false);
     return undefined;

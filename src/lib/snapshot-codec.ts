@@ -37,21 +37,35 @@ export function packSnapshot(raw: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** The snapshot's bytes from the downloaded file; bytes that are not a packed file pass as they are. */
 export function unpackSnapshot(bytes: Uint8Array): Uint8Array {
-  if (bytes.length < HEADER || MAGIC.some((b, i) => bytes[i] !== b)) return bytes;
+  const layout = packedLayout(bytes);
+  if (!layout) return bytes;
+  const raw = new Uint8Array(layout.length);
+  for (const { from, to, size } of layout.pages) raw.set(bytes.subarray(from, from + size), to);
+  return raw;
+}
+
+/** Throws as unpackSnapshot would on a packed file that is cut short or has extra bytes, without unpacking it. */
+export function checkPackedSnapshot(bytes: Uint8Array): void {
+  packedLayout(bytes);
+}
+
+/** Where each kept page of a packed file lies in it and in the snapshot; null when the bytes are not a packed file. */
+function packedLayout(bytes: Uint8Array): { length: number; pages: { from: number; to: number; size: number }[] } | null {
+  if (bytes.length < HEADER || MAGIC.some((b, i) => bytes[i] !== b)) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const pageSize = view.getUint32(4, true);
   const length = view.getUint32(8, true);
-  const pages = Math.ceil(length / pageSize);
-  const bitmap = bytes.subarray(HEADER, HEADER + Math.ceil(pages / 8));
-  const raw = new Uint8Array(length);
+  const count = Math.ceil(length / pageSize);
+  const bitmap = bytes.subarray(HEADER, HEADER + Math.ceil(count / 8));
+  const pages: { from: number; to: number; size: number }[] = [];
   let offset = HEADER + bitmap.length;
-  for (let p = 0; p < pages; p++) {
+  for (let p = 0; p < count; p++) {
     if (!(bitmap[p >> 3] & (1 << (p & 7)))) continue;
     const size = Math.min(pageSize, length - p * pageSize);
     if (offset + size > bytes.length) throw new Error('The memory snapshot file is truncated.');
-    raw.set(bytes.subarray(offset, offset + size), p * pageSize);
+    pages.push({ from: offset, to: p * pageSize, size });
     offset += size;
   }
   if (offset !== bytes.length) throw new Error('The memory snapshot file has bytes it does not account for.');
-  return raw;
+  return { length, pages };
 }

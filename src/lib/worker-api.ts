@@ -17,6 +17,7 @@ export interface Limits {
 export interface PageSnapshot {
   /** Its file name beside the core; the worker checks it names the snapshot of its own runtime. */
   file: string;
+  /** Packed as the build's file is (snapshot-codec), or already unpacked; the worker unpacks it. */
   bytes: Uint8Array;
 }
 
@@ -162,7 +163,8 @@ export interface WorkspaceEntry {
  * the core it will load, so that it imports Pyodide's module script while no session has it.
  */
 export interface PrepareMessage {
-  pytabsPrepare: { indexURL: string };
+  /** The core to import Pyodide's script from; then, once the page has it, its compiled wasm. */
+  pytabsPrepare: { indexURL: string; wasm?: WebAssembly.Module };
 }
 
 export function isPrepareMessage(data: unknown): data is PrepareMessage {

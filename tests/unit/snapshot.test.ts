@@ -10,7 +10,7 @@ import { WorkerSession } from '../../workers/runtime/session';
 import { SessionStore } from '../../src/lib/storage/session-store';
 import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
 import { interceptLoad } from '../../workers/runtime/load-fetches';
-import { packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
+import { checkPackedSnapshot, packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
 
 // Guards Pyodide's private snapshot API (_makeSnapshot, makeMemorySnapshot, _loadSnapshot):
 // made here in Node as the build makes it, a snapshot must give a session that works, and a
@@ -64,6 +64,10 @@ describe('memory snapshot', () => {
     // Raw bytes (a build from before the packing) pass as they are.
     expect(unpackSnapshot(snapshot)).toBe(snapshot);
     expect(() => unpackSnapshot(packed.subarray(0, packed.length - 100))).toThrow('truncated');
+    // The page checks the file it holds packed without unpacking it, as strictly.
+    expect(() => checkPackedSnapshot(packed)).not.toThrow();
+    expect(() => checkPackedSnapshot(packed.subarray(0, packed.length - 100))).toThrow('truncated');
+    expect(() => checkPackedSnapshot(new Uint8Array([...packed, 0]))).toThrow('does not account for');
     // A cut file is no snapshot: the worker boots the plain way.
     serveFiles({ [snapshotPath]: packed.subarray(0, packed.length - 100) });
     expect((await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES)).snapshot).toBe('none');
@@ -97,11 +101,14 @@ describe('memory snapshot', () => {
     expect((await restored.run('items', () => {}, {}, limits)).result?.['text/plain']).toBe('[1, 2]');
   });
 
-  it('uses the copy the page hands over, but only if it is the snapshot of this runtime', async () => {
+  it('uses the copy the page hands over, packed as the page holds it or not, but only if it is the snapshot of this runtime', async () => {
     serveFiles({});
     const file = await snapshotFileName(RUNTIME_SOURCES);
     const given = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file, bytes: snapshot });
     expect(given.snapshot).toBe('used');
+    const givenPacked = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file, bytes: packed });
+    expect(givenPacked.snapshot).toBe('used');
+    expect(givenPacked.pyodide.runPython("__import__('sys').modules['pytabs.runtime'].__name__")).toBe('pytabs.runtime');
     const stale = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file: 'snapshot-0000.bin', bytes: snapshot });
     expect(stale.snapshot).toBe('none');
   });

@@ -161,7 +161,7 @@ async function loadWithSnapshot(
       const [file, handed] = await Promise.all([snapshotFileName(sources), given]);
       // null: the page chose a plain boot, as fetching the build's snapshot would not pay on its link.
       // indexURL ends with '/' (a URL in the browser, a directory in Node).
-      if (handed !== null) found = handed?.file === file ? handed.bytes : await fetchSnapshot(`${config.indexURL}${file}`);
+      if (handed !== null) found = handed?.file === file ? unpackSnapshot(handed.bytes) : await fetchSnapshot(`${config.indexURL}${file}`);
     } catch {
       // Offline without it in the cache, or no snapshot served: the plain load needs neither.
     }

@@ -1,4 +1,4 @@
-import { unpackSnapshot } from '../snapshot-codec';
+import { checkPackedSnapshot } from '../snapshot-codec';
 import { hasGzipStreams } from '../capabilities';
 import { gunzippedBody } from '../gunzip';
 import { countClone, type FetchProgress } from '../fetch-progress';
@@ -77,9 +77,10 @@ const snapshotKey = (indexURL: string) => `snapshot ${indexURL}`;
 /**
  * The start snapshot, found once per page: the one kept on this device, else (a first
  * visit) the build's when the link brings it sooner than Python boots (firstSnapshot),
- * else null, and the page's workers boot Python plainly. Every worker the page starts gets
- * a copy in a message after its start, which costs a memory copy; a worker fetching it
- * itself reads 31 MB from the HTTP cache each time, several times slower. Undefined when
+ * else null, and the page's workers boot Python plainly. The page holds it packed (15 MB,
+ * snapshot-codec); every worker it starts is handed a copy of those bytes, transferred, and
+ * unpacks its own (host.ts). A worker fetching it itself reads it from the HTTP cache each
+ * time, several times slower. Undefined when
  * the build has none (the dev server): workers then look for it themselves. `watch` hears
  * how a download goes while it is under way (a first start waits for it).
  */
@@ -117,8 +118,9 @@ async function firstSnapshot(indexURL: string, build: BuildSnapshot, report: (pr
   if (expectedMs !== undefined && expectedMs <= DOWNLOAD_WINS_MS) {
     const packed = await downloadSnapshot(`${indexURL}${file}.gz`, report);
     if (packed) {
+      checkPackedSnapshot(packed);
       origins.set(indexURL, { file, from: 'network', packed });
-      return { file, bytes: unpackSnapshot(packed) };
+      return { file, bytes: packed };
     }
   }
   origins.set(indexURL, { file, from: 'later', expectedMs });
@@ -135,8 +137,9 @@ async function laterSnapshot(indexURL: string, origin: SnapshotOrigin): Promise<
   let snapshot: PageSnapshot | undefined;
   const packed = expectedMs !== undefined && expectedMs <= DOWNLOAD_MAY_WIN_MS ? await downloadSnapshot(`${indexURL}${file}.gz`, () => undefined) : undefined;
   if (packed) {
+    checkPackedSnapshot(packed);
     await keepLocalSnapshot(indexURL, file, packed);
-    snapshot = { file, bytes: unpackSnapshot(packed) };
+    snapshot = { file, bytes: packed };
   } else {
     snapshot = await makeSnapshotHere(indexURL, await pageWasm(indexURL));
   }

@@ -12,8 +12,18 @@ import type { PrepareMessage } from '../worker-api';
 
 interface Spare {
   worker: Worker;
+  /** The core it imports Pyodide from. */
+  indexURL: string;
   /** Its script failed to load: no host should wait on it. */
   broken: boolean;
+  /** The page's compiled wasm was sent to it while it waited. */
+  hasWasm: boolean;
+}
+
+/** A worker for a session to start in, and whether it holds the page's compiled wasm already. */
+export interface TakenWorker {
+  worker: Worker;
+  hasWasm: boolean;
 }
 
 let spare: Spare | null = null;
@@ -35,26 +45,40 @@ function create(): Worker {
   return new Worker(new URL('../../../workers/session.worker.ts', import.meta.url), { type: 'module' });
 }
 
-/** Loads a spare worker's script, and Pyodide's from `indexURL`, once workers may start, unless one is waiting already. */
-export function prepareSpareWorker(indexURL: string): void {
+/**
+ * Loads a spare worker's script, and Pyodide's from `indexURL`, once workers may start, unless
+ * one is waiting already; then sends it the page's compiled `wasm` once there is one, so a
+ * start that takes it need not wait for that message: in WebKitGTK a module sent with the
+ * start reached the worker 0.1-0.9 s after it (the most right after another session's
+ * start), and the restore waited for it.
+ */
+export function prepareSpareWorker(indexURL: string, wasm?: Promise<WebAssembly.Module | undefined>): void {
   if (spare || preparing || typeof Worker === 'undefined') return;
   preparing = true;
   void gate.then(() => {
     preparing = false;
     if (spare) return;
-    const entry: Spare = { worker: create(), broken: false };
+    const entry: Spare = { worker: create(), indexURL, broken: false, hasWasm: false };
     entry.worker.addEventListener('error', () => void (entry.broken = true), { once: true });
     entry.worker.postMessage({ pytabsPrepare: { indexURL } } satisfies PrepareMessage);
     spare = entry;
+    void wasm
+      ?.then((module) => {
+        // Taken meanwhile: its start is handed the module as any other.
+        if (!module || spare !== entry) return;
+        entry.worker.postMessage({ pytabsPrepare: { indexURL, wasm: module } } satisfies PrepareMessage);
+        entry.hasWasm = true;
+      })
+      .catch(() => undefined);
   });
 }
 
-/** The spare worker if one is ready, else a new one, once workers may start. */
-export async function takeWorker(): Promise<Worker> {
+/** The spare worker if one is ready, else a new one, once workers may start; `indexURL` is the core the start loads. */
+export async function takeWorker(indexURL: string): Promise<TakenWorker> {
   await gate;
   const entry = spare;
   spare = null;
-  if (entry && !entry.broken) return entry.worker;
+  if (entry && !entry.broken) return { worker: entry.worker, hasWasm: entry.hasWasm && entry.indexURL === indexURL };
   entry?.worker.terminate();
-  return create();
+  return { worker: create(), hasWasm: false };
 }
