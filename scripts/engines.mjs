@@ -203,7 +203,8 @@ async function webkitProfile(server) {
           await driver.executeAsyncScript(SETTLE, el);
           await el.click();
         },
-        type: async (text) => (await onWindow(handle), el.sendKeys(text)),
+        // WebKitWebDriver types no key for a '\n' (WebDriver's Enter is its own code point), as a person presses Enter for one.
+        type: async (text) => (await onWindow(handle), el.sendKeys(text.replaceAll('\n', Key.ENTER))),
         press: async (key) => (await onWindow(handle), el.sendKeys(KEYS[key] ?? key)),
         upload: async (...paths) => (await onWindow(handle), el.sendKeys(paths.join('\n'))),
       };
