@@ -2,9 +2,10 @@ import { test, expect, type Browser, type Download, type Page } from '@playwrigh
 import AxeBuilder from '@axe-core/playwright';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
 import { choose, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
+import { asStudent, BOB, CHECKS, json, otherAssignmentHandIn, RIGHT, studentHandIn, variant, withCode, workbook } from './hand-ins';
 
 // A class's round trip, through the UI by role and name, on the built app with real Pyodide,
 // real IndexedDB and real .xlsx bytes: the teacher saves an assignment, a student (another
@@ -12,40 +13,6 @@ import { choose, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from '.
 // ones (each with its own data.xlsx under the same name) and hostile ones, then downloads the
 // grades and reads them back with SheetJS.
 test.describe.configure({ mode: 'serial' });
-
-const CHECKS = [
-  'def check_total():',
-  '    "total is the sum of column n"',
-  "    expected = sum(r['n'] for r in read_excel('data.xlsx', 0))",
-  '    rows.clear()',
-  '    assert total == expected, f"total should be the sum of column n ({expected}), not {total}"',
-  '',
-  'def check_even():',
-  '    assert total % 2 == 0, f"total {total} should be even"',
-  '',
-  'def check_rows():',
-  "    assert count_rows() == len(read_excel('data.xlsx', 0)), \"count_rows() should give the number of rows\"",
-].join('\n');
-
-/** The student's work: right but for count_rows, so two checks of three pass. */
-const BOB = [
-  "rows = read_excel('data.xlsx', 0)",
-  "total = sum(r['n'] for r in rows)",
-  'def count_rows():',
-  '    return len(rows) + 1',
-  "print('total', total)",
-].join('\n');
-const RIGHT = BOB.replace('len(rows) + 1', 'len(rows)');
-
-/** A workbook with one column n. */
-function workbook(values: number[]): Uint8Array {
-  const book = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['n'], ...values.map((v) => [v])]), 'Sheet1');
-  return new Uint8Array(XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }));
-}
-
-/** Student k's data: their own numbers, whose total 1000 + 3k is theirs alone. */
-const studentData = (k: number) => [k, 1000, 2 * k];
 
 async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
   const event = page.waitForEvent('download');
@@ -60,49 +27,9 @@ async function chooseFiles(page: Page, button: string, files: { name: string; da
   await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'application/zip', buffer: Buffer.from(f.data) })));
 }
 
-/**
- * Another hand-in made from a real one, as another student's browser would have written it:
- * entries replaced, and the manifest's sha256 and sizes made right again (a forger can do
- * that too; the signature then no longer matches, which grading does not rely on).
- */
-function variant(base: Uint8Array, change: (entries: Record<string, Uint8Array>) => void): Uint8Array {
-  const entries = unzipSync(base);
-  change(entries);
-  const manifest = JSON.parse(strFromU8(entries['manifest.json']));
-  manifest.entries = {};
-  for (const [name, data] of Object.entries(entries)) {
-    if (name.startsWith('manifest.') || name.endsWith('/')) continue;
-    manifest.entries[name] = { sha256: createHash('sha256').update(data).digest('hex'), size: data.byteLength };
-  }
-  entries['manifest.json'] = strToU8(JSON.stringify(manifest));
-  return zipSync(entries);
-}
-
-const json = (data: Uint8Array) => JSON.parse(strFromU8(data));
-
-function withCode(entries: Record<string, Uint8Array>, code: string): void {
-  const history = json(entries['history.json']);
-  history.rounds[0].message = code;
-  entries['history.json'] = strToU8(JSON.stringify(history));
-}
-
-function asStudent(entries: Record<string, Uint8Array>, student: string): void {
-  const submission = json(entries['submission.json']);
-  submission.student = student;
-  entries['submission.json'] = strToU8(JSON.stringify(submission));
-}
-
 /** The class: 30 hand-ins made from Bob's, each with the right code and its own data.xlsx under the same name. */
 function classHandIns(): { name: string; data: Uint8Array }[] {
-  return Array.from({ length: 30 }, (_, i) => i + 1).map((k) => {
-    const name = `Student ${String(k).padStart(2, '0')}`;
-    const data = variant(bobHandIn, (e) => {
-      asStudent(e, name);
-      withCode(e, RIGHT);
-      e['files/data.xlsx'] = workbook(studentData(k));
-    });
-    return { name: `Column sums-${name}.pytabs.zip`, data };
-  });
+  return Array.from({ length: 30 }, (_, i) => studentHandIn(bobHandIn, i + 1));
 }
 
 let assignmentFile: Uint8Array;
@@ -234,12 +161,7 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
     };
     e['history.json'] = strToU8(JSON.stringify(history));
   });
-  const otherAssignment = variant(bobHandIn, (e) => {
-    const submission = json(e['submission.json']);
-    submission.assignment = { id: 'another-id', digest: '0'.repeat(64), title: 'Word counts' };
-    submission.student = 'Wrong Walt';
-    e['submission.json'] = strToU8(JSON.stringify(submission));
-  });
+  const otherAssignment = otherAssignmentHandIn(bobHandIn);
   const before = await dumpDatabase(teacher);
 
   await chooseFiles(teacher, 'Grade submissions', [

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import * as XLSX from 'xlsx';
+
+// The class both assignment suites use (tests/e2e in Chromium, tests/engines in Firefox and
+// WebKit): the teacher's checks, a student's work, and hand-ins made from a real one.
+
+export const CHECKS = [
+  'def check_total():',
+  '    "total is the sum of column n"',
+  "    expected = sum(r['n'] for r in read_excel('data.xlsx', 0))",
+  '    rows.clear()',
+  '    assert total == expected, f"total should be the sum of column n ({expected}), not {total}"',
+  '',
+  'def check_even():',
+  '    assert total % 2 == 0, f"total {total} should be even"',
+  '',
+  'def check_rows():',
+  "    assert count_rows() == len(read_excel('data.xlsx', 0)), \"count_rows() should give the number of rows\"",
+].join('\n');
+
+/** The student's work: right but for count_rows, so two checks of three pass. */
+export const BOB = [
+  "rows = read_excel('data.xlsx', 0)",
+  "total = sum(r['n'] for r in rows)",
+  'def count_rows():',
+  '    return len(rows) + 1',
+  "print('total', total)",
+].join('\n');
+export const RIGHT = BOB.replace('len(rows) + 1', 'len(rows)');
+
+/** A workbook with one column n. */
+export function workbook(values: number[]): Uint8Array {
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['n'], ...values.map((v) => [v])]), 'Sheet1');
+  return new Uint8Array(XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }));
+}
+
+/** Student k's data: their own numbers, whose total 1000 + 3k is theirs alone. */
+export const studentData = (k: number) => [k, 1000, 2 * k];
+
+export const json = (data: Uint8Array) => JSON.parse(strFromU8(data));
+
+/**
+ * Another hand-in made from a real one, as another student's browser would have written it:
+ * entries replaced, and the manifest's sha256 and sizes made right again (a forger can do
+ * that too; the signature then no longer matches, which grading does not rely on).
+ */
+export function variant(base: Uint8Array, change: (entries: Record<string, Uint8Array>) => void): Uint8Array {
+  const entries = unzipSync(base);
+  change(entries);
+  const manifest = json(entries['manifest.json']);
+  manifest.entries = {};
+  for (const [name, data] of Object.entries(entries)) {
+    if (name.startsWith('manifest.') || name.endsWith('/')) continue;
+    manifest.entries[name] = { sha256: createHash('sha256').update(data).digest('hex'), size: data.byteLength };
+  }
+  entries['manifest.json'] = strToU8(JSON.stringify(manifest));
+  return zipSync(entries);
+}
+
+export function withCode(entries: Record<string, Uint8Array>, code: string): void {
+  const history = json(entries['history.json']);
+  history.rounds[0].message = code;
+  entries['history.json'] = strToU8(JSON.stringify(history));
+}
+
+export function asStudent(entries: Record<string, Uint8Array>, student: string): void {
+  const submission = json(entries['submission.json']);
+  submission.student = student;
+  entries['submission.json'] = strToU8(JSON.stringify(submission));
+}
+
+/** Student k's hand-in, made from `base`: the right code and their own data.xlsx under the same name. */
+export function studentHandIn(base: Uint8Array, k: number): { name: string; data: Uint8Array } {
+  const name = `Student ${String(k).padStart(2, '0')}`;
+  const data = variant(base, (e) => {
+    asStudent(e, name);
+    withCode(e, RIGHT);
+    e['files/data.xlsx'] = workbook(studentData(k));
+  });
+  return { name: `Column sums-${name}.pytabs.zip`, data };
+}
+
+/** A hand-in of another assignment, made from `base`. */
+export function otherAssignmentHandIn(base: Uint8Array): Uint8Array {
+  return variant(base, (e) => {
+    const submission = json(e['submission.json']);
+    submission.assignment = { id: 'another-id', digest: '0'.repeat(64), title: 'Word counts' };
+    submission.student = 'Wrong Walt';
+    e['submission.json'] = strToU8(JSON.stringify(submission));
+  });
+}
