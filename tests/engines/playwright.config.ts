@@ -6,7 +6,7 @@ import type { Where } from './fixtures';
 // `_headers`. Every test opens fresh browser profiles of its own.
 const where = (engineName: Where['engineName'], hostHeaders: Where['hostHeaders']) => ({ name: `${engineName}-${hostHeaders}`, use: { engineName, hostHeaders } });
 
-const ALL_IN_CHROMIUM = process.env.ENGINES_ALL === '1';
+const EVERYWHERE = process.env.ENGINES_ALL === '1';
 
 export default defineConfig<object, Where>({
   testDir: '.',
@@ -21,12 +21,14 @@ export default defineConfig<object, Where>({
   outputDir: process.env.PW_OUTPUT_DIR ?? '../../test-results-engines',
   // Chromium keeps its full suite in tests/e2e (on a host with the project's headers), so by
   // default it runs here only what that suite cannot show: a plain host made isolated by the
-  // service worker. ENGINES_ALL=1 runs every journey in Chromium on both hosts too.
+  // service worker. A class's round trip (assignments.spec.ts) runs on the plain host, where
+  // grading's time limit restarts a worker (behind the headers Firefox interrupts, as Chromium's
+  // suite does), to keep CI within its time. ENGINES_ALL=1 runs every journey everywhere.
   projects: [
-    ...(ALL_IN_CHROMIUM ? [where('chromium', 'plain'), where('chromium', 'project')] : [{ ...where('chromium', 'plain'), testMatch: 'hosting.spec.ts' }]),
+    ...(EVERYWHERE ? [where('chromium', 'plain'), where('chromium', 'project')] : [{ ...where('chromium', 'plain'), testMatch: 'hosting.spec.ts' }]),
     where('firefox', 'plain'),
-    where('firefox', 'project'),
+    { ...where('firefox', 'project'), testIgnore: EVERYWHERE ? [] : ['assignments.spec.ts'] },
     where('webkit', 'plain'),
-    where('webkit', 'project'),
+    { ...where('webkit', 'project'), testIgnore: EVERYWHERE ? [] : ['assignments.spec.ts'] },
   ],
 });
