@@ -124,4 +124,39 @@ test('a class round trip: an assignment saved, checked and handed in by a studen
   await teacher.reload();
   await teacher.expectText(teacher.region('Grading'), 'Graded 5 of 5');
   expect((await gradeRows(teacher))['Student 02'].slice(0, 4)).toEqual(['2', '1', '1', '4']);
+
+  // The kept table is the imports store's 'grades' record on this device.
+  const keptTables = () =>
+    teacher.page.evaluate(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const open = indexedDB.open('pytabs');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const request = open.result.transaction('imports').objectStore('imports').getAll();
+            request.onsuccess = () => {
+              resolve((request.result as { kind?: string }[]).filter((r) => r.kind === 'grades').length);
+              open.result.close();
+            };
+            request.onerror = () => reject(request.error);
+          };
+        }),
+    );
+  expect(await keptTables()).toBe(1);
+
+  // Clear grades asks first; Cancel keeps them, confirmed they go, also from the device.
+  await teacher.click({ role: 'button', name: 'Clear grades', within: teacher.region('Grading') });
+  const confirm: Target = { role: 'dialog', name: 'Clear grades?' };
+  await teacher.expectText(confirm, 'Download grades first');
+  await teacher.click({ role: 'button', name: 'Cancel', within: confirm });
+  await teacher.expectGone(confirm);
+  expect(Object.keys(await gradeRows(teacher))).toHaveLength(5);
+  await teacher.click({ role: 'button', name: 'Clear grades', within: teacher.region('Grading') });
+  await teacher.click({ role: 'button', name: 'Clear grades', within: confirm });
+  await teacher.expectGone(GRADES);
+  // Gone from storage too, so a reload has none to show.
+  await expect.poll(keptTables).toBe(0);
+  await teacher.reload();
+  await teacher.find({ role: 'button', name: 'Grade submissions', within: teacher.region('Grading') });
+  expect(await teacher.has(GRADES)).toBe(false);
 });
