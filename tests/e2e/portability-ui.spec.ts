@@ -105,6 +105,41 @@ test('Import session in a fresh browser: files and history at once, variables af
   }
 });
 
+test('Load saved variables clicked while the imported session still starts waits for the start, then loads them', async ({ browser }) => {
+  // Without a service worker every start fetches Python's standard library, which a slow link holds back.
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  try {
+    const page = await context.newPage();
+    await openApp(page);
+    await expect(page.getByRole('tab', { name: 'Session 1' })).toContainText('Ready', FIRST_RUN);
+    // The imported session's start lasts long enough to be clicked during.
+    let held = true;
+    await context.route('**/python_stdlib.zip', async (route) => {
+      while (held) await new Promise((resolve) => setTimeout(resolve, 50));
+      await route.continue();
+    });
+    await choose(page, 'Import session', [{ name: 'Hand-in 3.pytabs.zip', text: exported }]);
+    await expect(page.getByText("Starting this session's Python")).toBeVisible();
+    const notice = region(page, 'Saved variables from a file');
+    // Read together: disabled during the start, the button was enabled for a frame before it,
+    // and a click in that frame was lost.
+    const during = await page.evaluate(() => ({
+      starting: document.body.innerText.includes("Starting this session's Python"),
+      disabled: [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Load saved variables')?.disabled,
+    }));
+    expect(during).toEqual({ starting: true, disabled: false });
+    await notice.getByRole('button', { name: 'Load saved variables' }).click();
+    await expect(page.getByText("Starting this session's Python")).toBeVisible();
+    await expect(notice).toBeVisible();
+    held = false;
+    await expect(notice).toBeHidden(FIRST_RUN);
+    await send(page, 'double(total)');
+    await expect(reply(page, 2)).toContainText('12', FIRST_RUN);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a notebook dropped on the sessions list shows its cells, and Run all runs them in order', async ({ page }) => {
   await openApp(page);
   const cell = (cell_type: string, source: string, extra = {}) => ({ cell_type, source, metadata: {}, ...extra });
