@@ -51,7 +51,13 @@ export const test = base.extend<Fixtures, Where & { engine: Engine }>({
     await use(person);
     // These engines give no trace: what the page said is the record of a failure.
     if (testInfo.status !== testInfo.expectedStatus) {
-      const text = await person.page.evaluate(() => document.body.innerText).catch((e: unknown) => `(the page could not be read: ${String(e)})`);
+      const text = await person.page
+        .evaluate(() => {
+          // How each session worker let go of storage (src/lib/sessions/host.ts), for a delete that waits.
+          const ended = performance.getEntriesByName('pytabs:worker-ended').map((m) => `${Math.round(m.startTime)} ms ${JSON.stringify((m as PerformanceMark).detail)}`);
+          return `${document.body.innerText}\n--- workers ended:\n${ended.join('\n') || '(none)'}`;
+        })
+        .catch((e: unknown) => `(the page could not be read: ${String(e)})`);
       await testInfo.attach('page text', { body: text, contentType: 'text/plain' });
       console.log(`--- page text at the failure of "${testInfo.title}" (${testInfo.project.name}):\n${text}\n---`);
     }

@@ -161,7 +161,7 @@ export class SessionHost {
         // Drop the broken worker so that the next call tries a fresh one.
         if (this.live === live) {
           this.live = null;
-          void endWorker(live);
+          void endWorker(live, this.sessionId);
           this.setState('error');
         }
         throw error;
@@ -427,7 +427,7 @@ export class SessionHost {
     this.stopCause = null;
     if (this.waiting?.live === live) this.setWaiting(null);
     this.setState('asleep');
-    return endWorker(live);
+    return endWorker(live, this.sessionId);
   }
 }
 
@@ -446,19 +446,23 @@ const RELEASE_MS = 10_000;
  * event (still waiting a minute later in WebKitGTK 2.50). So that worker is asked to close
  * its connection first.
  */
-async function endWorker(live: LiveWorker): Promise<void> {
+async function endWorker(live: LiveWorker, sessionId: string | null): Promise<void> {
   const { worker, api } = live;
   // Not created yet: launch() ends the worker it gets for a host that let this one go.
   if (!worker || !api) return;
+  const t0 = performance.now();
+  let release: 'not asked' | 'answered' | 'failed' | 'timed out' = 'not asked';
   if (!live.startAnswered) {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_MS)));
-    await Promise.race([api.releaseStorage(), late])
-      .catch(() => undefined)
+    const late = new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), RELEASE_MS)));
+    release = await Promise.race([api.releaseStorage().then(() => 'answered' as const), late])
+      .catch(() => 'failed' as const)
       .finally(() => clearTimeout(timer));
   }
   worker.terminate();
   api[Comlink.releaseProxy]();
+  // The record of how each worker let go of storage, for an erase that waits (a test's failure prints it).
+  performance.mark('pytabs:worker-ended', { detail: { sessionId, release, ms: Math.round(performance.now() - t0) } });
 }
 
 /**
