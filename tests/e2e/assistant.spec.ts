@@ -18,11 +18,12 @@ async function configure(page: Page, options: { baseUrl: string; model: string; 
   if (options.key) await dialog.getByLabel('API key', { exact: true }).fill(options.key);
   const remember = dialog.getByRole('checkbox', { name: 'Remember the key on this device' });
   if (options.remember) await remember.check();
-  // A notice of an earlier save may still be on screen (notices last 5 s): wait for one more.
+  // A notice of an earlier save may still be on screen (notices last 5 s): once it has gone,
+  // this save's is the one. (Counting them raced: the earlier one could go before this one came.)
   const saved = page.getByText('Settings saved.');
-  const before = await saved.count();
+  await expect(saved).toHaveCount(0, { timeout: 10_000 });
   await dialog.getByRole('button', { name: 'Save settings' }).click();
-  await expect(saved).toHaveCount(before + 1);
+  await expect(saved).toHaveCount(1);
   await expect(dialog).toBeHidden();
 }
 
