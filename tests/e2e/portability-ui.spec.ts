@@ -113,9 +113,10 @@ test('Load saved variables clicked while the imported session still starts waits
     await openApp(page);
     await expect(page.getByRole('tab', { name: 'Session 1' })).toContainText('Ready', FIRST_RUN);
     // The imported session's start lasts long enough to be clicked during.
-    let held = true;
+    let letThrough!: () => void;
+    const released = new Promise<void>((resolve) => (letThrough = resolve));
     await context.route('**/python_stdlib.zip', async (route) => {
-      while (held) await new Promise((resolve) => setTimeout(resolve, 50));
+      await released;
       await route.continue();
     });
     await choose(page, 'Import session', [{ name: 'Hand-in 3.pytabs.zip', text: exported }]);
@@ -131,7 +132,7 @@ test('Load saved variables clicked while the imported session still starts waits
     await notice.getByRole('button', { name: 'Load saved variables' }).click();
     await expect(page.getByText("Starting this session's Python")).toBeVisible();
     await expect(notice).toBeVisible();
-    held = false;
+    letThrough();
     await expect(notice).toBeHidden(FIRST_RUN);
     await send(page, 'double(total)');
     await expect(reply(page, 2)).toContainText('12', FIRST_RUN);
