@@ -54,8 +54,9 @@ export const test = base.extend<Fixtures, Where & { engine: Engine }>({
       const text = await person.page
         .evaluate(() => {
           // How each session worker let go of storage (src/lib/sessions/host.ts), for a delete that waits.
-          const ended = performance.getEntriesByName('pytabs:worker-ended').map((m) => `${Math.round(m.startTime)} ms ${JSON.stringify((m as PerformanceMark).detail)}`);
-          return `${document.body.innerText}\n--- workers ended:\n${ended.join('\n') || '(none)'}`;
+          const marks = (name: string) => performance.getEntriesByName(name).map((m) => `${Math.round(m.startTime)} ms ${JSON.stringify((m as PerformanceMark).detail)}`).join('\n') || '(none)';
+          // And each stop: whether the run ended within the grace, and whether Python took the interrupt byte.
+          return `${document.body.innerText}\n--- workers ended:\n${marks('pytabs:worker-ended')}\n--- stops:\n${marks('pytabs:stop')}`;
         })
         .catch((e: unknown) => `(the page could not be read: ${String(e)})`);
       await testInfo.attach('page text', { body: text, contentType: 'text/plain' });

@@ -385,10 +385,14 @@ export class SessionHost {
       if (live.interrupt) live.interrupt[0] = 2; // SIGINT
       // A worker blocked waiting for a line sees the interrupt when woken.
       live.input?.wake();
+      const t0 = performance.now();
       const settled = await Promise.race([
         this.tail.then(() => true),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.env.interruptGraceMs ?? INTERRUPT_GRACE_MS)),
       ]);
+      // The record of each stop (a test's failure prints it): Pyodide sets the byte back to 0 when Python takes the interrupt.
+      const detail = { sessionId: this.sessionId, settled, byte: live.interrupt?.[0] ?? null, input: cancelled, ms: Math.round(performance.now() - t0) };
+      performance.mark('pytabs:stop', { detail });
       if (settled) return 'interrupted';
     }
     if (this.live !== live) return 'restarted';
