@@ -84,7 +84,14 @@ export class AppState implements Reporter {
    * the worker's commits.
    */
   hear = (change: Change): void => {
-    if (change.sessionId !== null && change.parts.includes('state')) this.showLiveStatus(change.sessionId);
+    // A live worker's state needs no storage: shown now, since a frame can come late while the
+    // page's thread is busy (WebKit drew a run's result under "Starting" for up to 1.1 s after
+    // a first start). Counts and a gone worker's stored status wait for the frame's read.
+    if (change.sessionId !== null && change.parts.includes('state')) {
+      const now = new ChangeSet();
+      now.add({ sessionId: change.sessionId, parts: ['state'] });
+      this.update(now);
+    }
     (this.heard ??= new ChangeSet()).add(change);
     this.frame ||= requestAnimationFrame(() => {
       const changes = this.heard!;
@@ -93,20 +100,6 @@ export class AppState implements Reporter {
       void this.apply(changes).catch(this.notify);
     });
   };
-
-  /**
-   * Shows a live worker's state at once: it needs no storage, and a frame can come late while
-   * the page's thread is busy (WebKit drew a run's result under "Starting" for up to 1.1 s
-   * after a first start). Counts and a gone worker's stored status wait for the frame's read.
-   */
-  private showLiveStatus(sessionId: string): void {
-    const status = this.manager.liveStatus(sessionId);
-    const index = this.sessions.findIndex((s) => s.id === sessionId);
-    if (!status || index < 0 || this.sessions[index].status === status) return;
-    const next = { ...this.sessions[index], status };
-    this.sessions = this.sessions.map((s, i) => (i === index ? next : s));
-    this.views.get(sessionId)?.updateInfo(next);
-  }
 
   /** Stops reading for changes heard (the page is going). */
   stopHearing(): void {
