@@ -30,7 +30,7 @@ test.afterAll(() => new Promise<void>((resolve) => other.close(() => resolve()))
 /**
  * A cell that tries the three ways out of Python and one request to this site, and prints what
  * each did. WebKit never settles a fetch that the worker's policy refuses (no error, no
- * securitypolicyviolation event, host headers or not): it shows as "no answer" after 10 s.
+ * securitypolicyviolation event, host headers or not): it shows as "no answer" after 5 s.
  * The fetches go at once, so that wait is paid once.
  */
 function probes(to: string, here: string): string {
@@ -39,7 +39,7 @@ function probes(to: string, here: string): string {
     'from pyodide.http import pyfetch',
     'async def probe(get, url):',
     '    try:',
-    '        r = await asyncio.wait_for(get(url), 10)',
+    '        r = await asyncio.wait_for(get(url), 5)',
     "        return f'ok {r.status}'",
     '    except TimeoutError:',
     "        return 'no answer'",

@@ -16,6 +16,12 @@ const SUM_CODE = [
   "print('total:', total)",
 ].join('\n');
 
+/**
+ * Journeys whose paths are the same on either host (no shared memory, service worker or
+ * header in them): by default they run on the plain host only (playwright.config.ts).
+ */
+const ANY_HOST = { tag: '@any-host' };
+
 /** Where Stop interrupts Python in place (SharedArrayBuffer); elsewhere it restarts the session. */
 const INTERRUPTS: Record<string, boolean> = { 'chromium-project': true, 'firefox-project': true };
 
@@ -104,7 +110,7 @@ test('another page and Back: a page the back/forward cache restores reloads, and
   await person.expectText(person.reply(2), '42', FIRST_RUN);
 });
 
-test('.xlsx read and written: a workbook in, a workbook out that SheetJS reads back', async ({ person, host }) => {
+test('.xlsx read and written: a workbook in, a workbook out that SheetJS reads back', ANY_HOST, async ({ person, host }) => {
   const book = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['item', 'n'], ['pens', 3], ['books', 4]]), 'Data');
   const data = new Uint8Array(XLSX.write(book, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
@@ -149,7 +155,7 @@ test('Stop on an endless loop ends the run and keeps the session', async ({ pers
   await person.expectText(paths, INTERRUPTS[`${engineName}-${hostHeaders}`] ? 'Stop: interrupts' : 'Stop: restarts from the last saved state');
 });
 
-test('the assistant streams, runs its tool call in the session, answers; Stop ends an answer mid-stream', async ({ person, host }) => {
+test('the assistant streams, runs its tool call in the session, answers; Stop ends an answer mid-stream', ANY_HOST, async ({ person, host }) => {
   const server = await startMockServer({
     scripts: {
       sum: (_r, ctx) => (ctx.turn === 0 ? toolCalls(runPython("print('sum is', sum(range(10)))", 'call_sum')) : text(`The code printed: ${stdoutOf(ctx.outputs[0])}.`)),
@@ -187,7 +193,7 @@ test('the assistant streams, runs its tool call in the session, answers; Stop en
   }
 });
 
-test('Export session, then Import session in a fresh profile: files and history at once, variables once allowed', async ({ person, host, newProfile }) => {
+test('Export session, then Import session in a fresh profile: files and history at once, variables once allowed', ANY_HOST, async ({ person, host, newProfile }) => {
   await person.open(host.url);
   await person.choose('Upload files', [{ name: 'data.csv', data: 'x\n1\n2\n3\n' }]);
   await person.find({ role: 'button', name: 'Preview data.csv' });
@@ -216,7 +222,7 @@ test('Export session, then Import session in a fresh profile: files and history 
   }
 });
 
-test('Share makes a link; a fresh profile opens it read-only, runs nothing until Open as a new session and Run all, and asks when it is opened again', async ({ person, host, newProfile }) => {
+test('Share makes a link; a fresh profile opens it read-only, runs nothing until Open as a new session and Run all, and asks when it is opened again', ANY_HOST, async ({ person, host, newProfile }) => {
   await person.open(host.url);
   await person.choose('Upload files', [{ name: 'data.csv', data: 'x\n1\n2\n3\n' }]);
   await person.find({ role: 'button', name: 'Preview data.csv' });
