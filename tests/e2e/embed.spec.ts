@@ -146,10 +146,14 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     expect(await page.evaluate(() => window.cells[0].writeFile('data.csv', 'x\n1\n2\n'))).toEqual({ path: 'data.csv', size: 6 });
     const read = await page.evaluate(() => window.cells[0].run("import csv\nsum(int(r['x']) for r in csv.DictReader(open('data.csv')))"));
     expect(read).toMatchObject({ status: 'ok', result: '3' });
+    // A read asked while a run is under way answers after it, as a kernel does: the run's variable is there.
+    const [slow, late] = await page.evaluate(() => Promise.all([window.cells[0].run('import time\ntime.sleep(0.5)\nlate = 6 * 7'), window.cells[0].getVariable('late')]));
+    expect(slow).toMatchObject({ status: 'ok' });
+    expect(late).toMatchObject({ type: 'int', repr: '42' });
     const failed = await page.evaluate(() => window.cells[0].run('1 / 0'));
     expect(failed).toMatchObject({ status: 'error', error: { ename: 'ZeroDivisionError' } });
     await expect(events).toContainText('cell 1 error: division by zero');
-    expect((await page.evaluate(() => window.cells[0].listVariables())).map((v) => v.name).sort()).toEqual(['csv', 'mean', 'scores']);
+    expect((await page.evaluate(() => window.cells[0].listVariables())).map((v) => v.name).sort()).toEqual(['csv', 'late', 'mean', 'scores', 'time']);
 
     // The iframe takes its content's height, as the embed reported it.
     const first$ = await embedFrame(page, 0);

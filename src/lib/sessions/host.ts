@@ -358,6 +358,11 @@ export class SessionHost {
     pending.resumeClock();
   }
 
+  /** Resolves once everything queued so far (runs, calls) has ended, however it ended; starts no worker. */
+  settled(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+
   /** Any other worker call, queued behind runs. */
   call<T>(task: (api: Comlink.Remote<SessionWorkerApi>) => Promise<T>): Promise<T> {
     return this.enqueue((live) => task(live.api));

@@ -495,6 +495,11 @@ export class SessionManager {
     return outcome;
   }
 
+  /** Resolves once the session's runs and calls queued so far have ended (at once when it has no worker). */
+  async settled(sessionId: string): Promise<void> {
+    await this.hosts.get(sessionId)?.settled();
+  }
+
   /**
    * The session's variables as last committed: type, size, preview, saved or why not.
    *

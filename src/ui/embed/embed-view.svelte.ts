@@ -61,6 +61,8 @@ export class EmbedView implements Reporter {
   authorChanged = $state(false);
   readonly bridge: EmbedBridge;
   private starting: Promise<void> | null = null;
+  /** The last run asked of this embed, settled either way. */
+  private lastRun: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly manager: SessionManager,
@@ -126,7 +128,14 @@ export class EmbedView implements Reporter {
   }
 
   /** Runs `code` (the editor's, or the page's) as the session's next round, drawn here and told to the page. */
-  async run(code = this.code): Promise<EmbedRunResult> {
+  run(code = this.code): Promise<EmbedRunResult> {
+    const running = this.runNow(code);
+    // Before it reaches the session's queue (the start, the round's record): a read asked meanwhile waits for it.
+    this.lastRun = running.catch(() => undefined);
+    return running;
+  }
+
+  private async runNow(code: string): Promise<EmbedRunResult> {
     await this.ensureStarted();
     this.setStatus('running');
     try {
@@ -149,7 +158,13 @@ export class EmbedView implements Reporter {
     return { path: written?.path ?? path, size: data.byteLength };
   }
 
+  /**
+   * The session's variables once the runs under way have committed, as a kernel answers in
+   * order: read at once, a page that saw a run's output got the list from before that run.
+   */
   async listVariables(): Promise<EmbedVariable[]> {
+    await this.lastRun;
+    await this.manager.settled(this.sessionId);
     return (await this.manager.listVariables(this.sessionId)).map(({ name, type, sizeBytes, preview, persisted }) => ({ name, type, sizeBytes, preview, persisted }));
   }
 
