@@ -35,12 +35,18 @@ const wasm = handedOver<WebAssembly.Module>();
 let prepared: { indexURL: string; script: Promise<CreatePyodideModule> } | null = null;
 /** The page's compiled wasm, sent while this worker waited as the spare, and the core it is of. */
 let preparedWasm: { indexURL: string; module: WebAssembly.Module } | null = null;
+/** A copy of the page's start snapshot, sent while this worker waited as the spare, and the core it is of. */
+let preparedSnapshot: { indexURL: string; snapshot: PageSnapshot } | null = null;
 self.addEventListener('message', (event: MessageEvent) => {
   if (!isPrepareMessage(event.data)) return;
   event.stopImmediatePropagation();
-  const { indexURL, wasm: module } = event.data.pytabsPrepare;
-  if (module) {
-    preparedWasm = { indexURL, module };
+  const { indexURL, wasm: module, snapshot: copy } = event.data.pytabsPrepare;
+  if (module || copy) {
+    if (module) preparedWasm = { indexURL, module };
+    if (copy) {
+      preparedSnapshot = { indexURL, snapshot: copy };
+      performance.mark('pytabs:snapshot-prepared');
+    }
     return;
   }
   if (prepared) return;
@@ -81,9 +87,11 @@ const api: SessionWorkerApi = {
       // Observed now; start() awaits it and reports a failure as before.
       stored.catch(() => undefined);
     }
-    // The page sends its module only to a worker that did not get it as the spare.
+    // The page sends its module and snapshot only to a worker that did not get them as the spare.
     if (preparedWasm?.indexURL === options.indexURL) wasm.give(preparedWasm.module);
+    if (preparedSnapshot?.indexURL === options.indexURL) snapshot?.give(preparedSnapshot.snapshot);
     preparedWasm = null;
+    preparedSnapshot = null;
     say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
     // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.

@@ -163,8 +163,8 @@ export interface WorkspaceEntry {
  * the core it will load, so that it imports Pyodide's module script while no session has it.
  */
 export interface PrepareMessage {
-  /** The core to import Pyodide's script from; then, once the page has it, its compiled wasm. */
-  pytabsPrepare: { indexURL: string; wasm?: WebAssembly.Module };
+  /** The core to import Pyodide's script from; then, once the page has them, its compiled wasm and a copy of its start snapshot. */
+  pytabsPrepare: { indexURL: string; wasm?: WebAssembly.Module; snapshot?: PageSnapshot };
 }
 
 export function isPrepareMessage(data: unknown): data is PrepareMessage {

@@ -318,13 +318,19 @@ test('a session starts on the spare worker whose scripts are already loaded, and
   await expect
     .poll(() => spare!.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('pyodide.asm.mjs.gz'))))
     .toBe(true);
+  // And it holds its own copy of the start snapshot, which the start then restores from (the page sends it no other).
+  await expect.poll(() => spare!.evaluate(() => performance.getEntriesByName('pytabs:snapshot-prepared').length)).toBe(1);
 
-  const answer = await page.evaluate(async () => {
+  const { answer, snapshot } = await page.evaluate(async () => {
     const api = window.pytabs!;
     const s = await api.createSession('On the spare');
-    return (await api.run(s.id, "who = 'second'\nwho")).result?.['text/plain'];
+    const answer = (await api.run(s.id, "who = 'second'\nwho")).result?.['text/plain'];
+    const started = performance.getEntriesByName('pytabs:session-started') as PerformanceMark[];
+    const mine = started.find((m) => (m.detail as { sessionId: string }).sessionId === s.id);
+    return { answer, snapshot: (mine?.detail as { snapshot?: string } | undefined)?.snapshot };
   });
   expect(answer).toBe("'second'");
+  expect(snapshot).toBe('used');
   // The spare now runs the new session, and another spare has taken its place.
   expect(await booted(spare!)).toBe(true);
   await expect.poll(async () => (await spares()).length).toBe(1);

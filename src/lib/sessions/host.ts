@@ -151,7 +151,7 @@ export class SessionHost {
       (report) => {
         performance.mark('pytabs:session-started', { detail: { sessionId: this.sessionId, loadMs: report.loadMs, restoreMs: report.restoreMs, snapshot: report.snapshot } });
         // The next session to start (or wake) finds a worker whose script is loaded.
-        prepareSpareWorker(this.env.indexURL, this.env.wasm?.(() => undefined));
+        prepareSpareWorker(this.env.indexURL, this.env.wasm?.(() => undefined), this.env.snapshot?.(() => undefined));
         noteWorkerScript(report.workerScript);
         this.env.afterStart?.(report);
         if (this.live === live && this.running === 0) this.setState('ready');
@@ -172,7 +172,7 @@ export class SessionHost {
 
   /** Creates `live`'s worker once workers may start, and starts the session in it. */
   private async launch(live: LiveWorker): Promise<StartReport> {
-    const { worker, hasWasm } = await takeWorker(this.env.indexURL);
+    const { worker, hasWasm, hasSnapshot } = await takeWorker(this.env.indexURL);
     performance.mark('pytabs:worker-taken', { detail: this.sessionId });
     // Ended while it waited for the worker: the worker is nobody's.
     if (this.live !== live) {
@@ -207,7 +207,7 @@ export class SessionHost {
     // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
     // terminated worker's proxy refuses them.
     const watch = (download: FetchProgress) => progress(fetchStep(download));
-    handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot && transferredCopy(snapshot)));
+    if (!hasSnapshot) handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot && transferredCopy(snapshot)));
     if (!hasWasm) handOver(this.env.wasm?.(watch), (module) => api.supplyWasm(module));
     return started;
   }

@@ -142,8 +142,7 @@ export class SessionManager {
     const manager = new SessionManager(db, options);
     // A session's worker starts soon after the app opens and waits for the snapshot, the
     // compiled wasm and its script: get all three now, while storage opens and the page renders.
-    void pageSnapshot(manager.indexURL);
-    prepareSpareWorker(manager.indexURL, pageWasm(manager.indexURL));
+    prepareSpareWorker(manager.indexURL, pageWasm(manager.indexURL), pageSnapshot(manager.indexURL));
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
     await countImportsBytes(db);
