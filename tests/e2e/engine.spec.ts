@@ -258,6 +258,40 @@ test('errors show the user traceback, stdout streams, and a stop keeps the sessi
   expect(out.after.result?.['text/plain']).toBe('(8, 14)');
 });
 
+test('a stop that Python took gets a second grace to end; a run that swallows every interrupt is restarted', async ({ page }) => {
+  await openApp(page);
+  const out = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Slow to stop');
+    await api.run(s.id, 'kept = 7');
+    // Takes the interrupt at once, then works 4.5 s (past the 3 s grace) before the run ends.
+    const tidy = ['import time', 'try:', '    while True:', '        pass', 'except KeyboardInterrupt:', '    t = time.time()', '    while time.time() - t < 4.5:', '        pass', '    tidied = kept * 3'].join('\n');
+    const slow = api.run(s.id, tidy);
+    await new Promise((r) => setTimeout(r, 500));
+    const first = { how: await api.stop(s.id), result: await slow };
+    const after = await api.run(s.id, 'tidied');
+    // Catches every interrupt: only a restart ends it.
+    const stubborn = api.run(s.id, 'while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass');
+    await new Promise((r) => setTimeout(r, 500));
+    const second = { how: await api.stop(s.id), result: await stubborn };
+    const kept = await api.run(s.id, '(kept, tidied)');
+    const stops = performance.getEntriesByName('pytabs:stop').map((m) => (m as PerformanceMark).detail as { settled: boolean; taken: boolean });
+    return { first, after, second, kept, stops };
+  });
+  // The first run ended on its own after the interrupt, and committed what its handler bound.
+  expect(out.first.how).toBe('interrupted');
+  expect(out.first.result.status).toBe('ok');
+  expect(out.after.result?.['text/plain']).toBe('21');
+  // The second never ended: after two graces the session restarted from its last commit.
+  expect(out.second.how).toBe('restarted');
+  expect(out.second.result.error?.evalue).toContain('the session restarted from its last saved state');
+  expect(out.kept.result?.['text/plain']).toBe('(7, 21)');
+  expect(out.stops).toEqual([
+    expect.objectContaining({ settled: true, taken: true }),
+    expect.objectContaining({ settled: false, taken: true }),
+  ]);
+});
+
 test('a start reports what it fetches and restores, step by step, and nothing once it is done', async ({ page }) => {
   await openApp(page);
   const ids = await page.evaluate(async () => {

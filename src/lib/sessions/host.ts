@@ -378,8 +378,9 @@ export class SessionHost {
 
   /**
    * Stops the current run. With an interrupt buffer Python gets a KeyboardInterrupt and
-   * keeps its state; if it does not stop within the grace period (or there is no buffer)
-   * the worker is terminated and the session restarts from its last commit.
+   * keeps its state; if it does not stop within the grace period (two, when Python took the
+   * interrupt), or there is no buffer, the worker is terminated and the session restarts
+   * from its last commit.
    */
   async stop(cause: 'stopped' | 'timeout' = 'stopped'): Promise<'idle' | 'interrupted' | 'restarted'> {
     const live = this.live;
@@ -390,13 +391,16 @@ export class SessionHost {
       if (live.interrupt) live.interrupt[0] = 2; // SIGINT
       // A worker blocked waiting for a line sees the interrupt when woken.
       live.input?.wake();
+      const grace = this.env.interruptGraceMs ?? INTERRUPT_GRACE_MS;
       const t0 = performance.now();
-      const settled = await Promise.race([
-        this.tail.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.env.interruptGraceMs ?? INTERRUPT_GRACE_MS)),
-      ]);
-      // The record of each stop (a test's failure prints it): Pyodide sets the byte back to 0 when Python takes the interrupt.
-      const detail = { sessionId: this.sessionId, settled, byte: live.interrupt?.[0] ?? null, input: cancelled, ms: Math.round(performance.now() - t0) };
+      let settled = await this.settlesWithin(grace);
+      // Pyodide sets the byte back to 0 when Python takes the interrupt. Taken, but the run has
+      // not come back: it is ending (its commit), the page's thread was held, or the code caught
+      // the interrupt. One more grace before the restart, which would lose what it commits.
+      const taken = live.interrupt?.[0] === 0;
+      if (!settled && taken && this.live === live) settled = await this.settlesWithin(grace);
+      // The record of each stop (a test's failure prints it).
+      const detail = { sessionId: this.sessionId, settled, taken, input: cancelled, ms: Math.round(performance.now() - t0) };
       performance.mark('pytabs:stop', { detail });
       if (settled) return 'interrupted';
     }
@@ -405,6 +409,13 @@ export class SessionHost {
       cause === 'timeout' ? 'The run hit the time limit.' : 'The run was stopped; the session restarted from its last saved state.';
     this.terminate(new WorkerTerminatedError(cause, message));
     return 'restarted';
+  }
+
+  /** Whether everything queued so far ends within `ms`. */
+  private settlesWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    return Promise.race([this.tail.then(() => true), late]).finally(() => clearTimeout(timer));
   }
 
   /** Tells a run waiting for a line that it was stopped (Python raises KeyboardInterrupt); false if none waits. */
