@@ -4,6 +4,7 @@ import { gunzippedBody } from '../gunzip';
 import { countClone, type FetchProgress } from '../fetch-progress';
 import { dropLocalSnapshot, keepLocalSnapshot, readLocalSnapshot } from '../local-snapshot';
 import type { PageSnapshot, StartReport } from '../worker-api';
+import { whenIdle } from './idle';
 import { makeSnapshotHere } from './snapshot-maker';
 import { buildSnapshot, downloadSnapshot, DOWNLOAD_MAY_WIN_MS, DOWNLOAD_WINS_MS, expectedDownloadMs, type BuildSnapshot } from './snapshot-source';
 
@@ -154,6 +155,9 @@ function wasmFetched(indexURL: string): Promise<void> {
   return downloads.get(`wasm ${indexURL}`)!.fetched;
 }
 
+/** Keeping a start snapshot waits for an idle page, a couple of seconds at most. */
+const KEEP_WHEN_IDLE = { within: 2000, otherwise: 200 };
+
 /**
  * After the page's first start that succeeded, in idle time: keeps a downloaded snapshot on
  * this device, for every later visit, or (after a plain first start) gets one for the next
@@ -164,16 +168,10 @@ export function keepStartSnapshot(indexURL: string, report: StartReport): void {
   if (!origin) return;
   origins.delete(indexURL);
   if (origin.from === 'device' && report.snapshot === 'fallback') void dropLocalSnapshot(indexURL, origin.file).catch(() => undefined);
-  if (origin.from === 'network' && report.snapshot === 'used') whenIdle(() => keepLocalSnapshot(indexURL, origin.file, origin.packed!));
-  if (origin.from === 'later') whenIdle(() => laterSnapshot(indexURL, origin));
+  if (origin.from === 'network' && report.snapshot === 'used') whenIdle(() => keepLocalSnapshot(indexURL, origin.file, origin.packed!), KEEP_WHEN_IDLE);
+  if (origin.from === 'later') whenIdle(() => laterSnapshot(indexURL, origin), KEEP_WHEN_IDLE);
 }
 
-/** Runs `task` when the page's thread is idle (within a couple of seconds at most). */
-function whenIdle(task: () => Promise<void>): void {
-  const run = () => void task().catch(() => undefined);
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 2000 });
-  else setTimeout(run, 200);
-}
 
 /**
  * Pyodide's wasm compiled by the page, once, as soon as the app opens: each worker it starts

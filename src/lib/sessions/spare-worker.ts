@@ -1,4 +1,5 @@
 import type { PageSnapshot, PrepareMessage } from '../worker-api';
+import { whenIdle } from './idle';
 
 /**
  * One session worker whose script has loaded but that serves no session yet. A session
@@ -82,15 +83,9 @@ export function prepareSpareWorker(indexURL: string, wasm?: Promise<WebAssembly.
         const bytes = found.bytes.slice();
         entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: { file: found.file, bytes } } } satisfies PrepareMessage, [bytes.buffer]);
         entry.hasSnapshot = true;
-      }))
+      }, { within: 1000, otherwise: 50 }))
       .catch(() => undefined);
   });
-}
-
-/** Runs `task` once the page's thread is idle (within a second), or soon where that cannot be asked. */
-function whenIdle(task: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 1000 });
-  else setTimeout(task, 50);
 }
 
 /** The spare worker if one is ready, else a new one, once workers may start; `indexURL` is the core the start loads. */
