@@ -302,8 +302,7 @@ test('Erase all data on this device leaves no database behind, and a reload is a
     (await indexedDB.databases()).filter((d) => d.name?.startsWith('pytabs') && d.version !== 0).map((d) => `${d.name}:${d.version}`),
   );
   expect(databases).toEqual([]);
-  await person.click({ role: 'button', name: 'Reload' });
-  await person.untilReady();
+  await person.reloadedBy(() => person.click({ role: 'button', name: 'Reload' }));
   await person.find(tab('Session 1'));
   expect(await person.has(tab('Session 2'))).toBe(false);
   await person.send("'secret' in globals()");

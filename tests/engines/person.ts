@@ -42,6 +42,22 @@ export class Person {
     await expect.poll(() => this.page.evaluate(() => Boolean((window as { pytabs?: unknown }).pytabs)), { timeout: 60_000 }).toBe(true);
   }
 
+  /**
+   * Runs an action that reloads the page (the Reload button) and waits for the new page to be
+   * ready. The old page stays until the navigation starts, and its app would pass `untilReady`:
+   * the old document is marked, and only a page without the mark counts.
+   */
+  async reloadedBy(action: () => Promise<void>): Promise<void> {
+    await this.page.evaluate(() => void ((window as { __before?: boolean }).__before = true));
+    await action();
+    const ready = () =>
+      this.page
+        .evaluate(() => !(window as { __before?: boolean }).__before && Boolean((window as { pytabs?: unknown }).pytabs))
+        // A page between two documents has no context to evaluate in yet: not ready.
+        .catch(() => false);
+    await expect.poll(ready, { timeout: 60_000, message: 'the page to reload' }).toBe(true);
+  }
+
   /** The control, waiting for it to appear (and, with `enabled`, to be enabled). */
   async find(target: Target, { timeout = 30_000, enabled = false } = {}): Promise<EngineElement> {
     let found: EngineElement | null = null;
