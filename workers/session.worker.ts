@@ -92,6 +92,12 @@ const api: SessionWorkerApi = {
     if (preparedSnapshot?.indexURL === options.indexURL) snapshot?.give(preparedSnapshot.snapshot);
     preparedWasm = null;
     preparedSnapshot = null;
+    const phases: Record<string, number> = {};
+    const at = (phase: string) => () => void (phases[phase] ??= Math.round(performance.now() - t0));
+    const script = moduleScript(options.indexURL);
+    script.then(at('script'), () => undefined);
+    wasm.value.then(at('wasm'));
+    snapshot?.value.then(at('snapshot'));
     say({ text: 'Starting Python' });
     // This worker is the session's own, so its fetch can be watched: the downloads are
     // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.
@@ -100,18 +106,22 @@ const api: SessionWorkerApi = {
       loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
         compiled: wasm.value,
         onFetch: (p) => say(fetchStep(p)),
-        script: moduleScript(options.indexURL),
+        script,
+        onInstantiated: at('instantiated'),
       });
     } finally {
       snapshot = null;
     }
     const { pyodide, ...how } = loaded;
     const loadMs = performance.now() - t0;
+    at('loaded')();
     if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
     session = new WorkerSession(pyodide, await storeReady, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     if (options.input) session.setInputChannel(options.input);
-    return { ...(await session.start(stored, say)), loadMs, ...how, workerScript: self.location.href };
+    const report = await session.start(stored, say);
+    at('restored')();
+    return { ...report, loadMs, phases, ...how, workerScript: self.location.href };
   },
   async supplySnapshot(given: PageSnapshot | null | undefined) {
     snapshot?.give(given);

@@ -82,6 +82,7 @@ async function firstStart(deadline) {
   }
   marks.domContentLoaded = performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd;
   marks.workerLoadMs = report.loadMs;
+  for (const [phase, ms] of Object.entries(report.phases ?? {})) marks[`worker.${phase}`] = ms;
   return { ms: performance.now(), snapshot: `${report.snapshot ?? 'none'} (wasm ${report.wasm ?? '?'})`, isolated: globalThis.crossOriginIsolated === true, marks };
 }
 
@@ -111,6 +112,7 @@ async function laterStart() {
   const ms = performance.now() - t0;
   // Where the time went, in ms from the start of S2: the app's marks since, and the worker's load.
   const marks = { workerLoadMs: report.loadMs };
+  for (const [phase, ms] of Object.entries(report.phases ?? {})) marks[`worker.${phase}`] = ms;
   for (const mark of performance.getEntriesByType('mark')) {
     const name = mark.name.replace(/^pytabs:/, '');
     if (name !== mark.name && mark.startTime >= t0 && !(name in marks)) marks[name] = mark.startTime - t0;
@@ -140,15 +142,20 @@ async function baselineRound(profile, origin, four) {
   return { cold, warm, four: four ? await within(page.evaluate(() => window.bench.bareLoads(4)), 'four bare loads') : null, version: profile.version };
 }
 
-/** The app: S1, then (once installed for offline use, as in bench.mjs) S2, then four at once. */
+/**
+ * The app, in the order bench.mjs takes its Chromium rows: S1; S2i, a new session at once,
+ * while the first visit's one-time work goes on; S2 once the app is installed for offline use
+ * (the state of every later visit); then four at once.
+ */
 async function appRound(profile, origin) {
   const page = await profile.newPage();
   await within(page.goto(`${origin}/`), 'the app page');
   const s1 = await within(page.evaluate(firstStart, PAGE_DEADLINE_MS), 'S1');
+  const s2i = await within(page.evaluate(laterStart), 'S2i');
   const state = await within(page.evaluate(installed, 120_000), 'installing for offline use');
   const s2 = await within(page.evaluate(laterStart), 'S2');
   const four = await within(page.evaluate(fourAtOnce), 'four at once');
-  return { S1: s1.ms, S2: s2.ms, four, snapshotS1: s1.snapshot, snapshotS2: s2.snapshot, isolated: s1.isolated, marks: s1.marks, marksS2: s2.marks, ...state };
+  return { S1: s1.ms, S2i: s2i.ms, S2: s2.ms, four, snapshotS1: s1.snapshot, snapshotS2: s2.snapshot, isolated: s1.isolated, marks: s1.marks, marksS2i: s2i.marks, marksS2: s2.marks, ...state };
 }
 
 /** The medians of each mark over the rounds, in the order they come: where a first start's time went. */
@@ -157,10 +164,13 @@ function timeline(rounds) {
   const medians = names.map((name) => [name, median(rounds.map((marks) => marks?.[name]).filter((v) => typeof v === 'number'))]);
   return medians
     .filter(([, v]) => Number.isFinite(v))
-    .sort((a, b) => (a[0] === 'workerLoadMs' ? 1 : b[0] === 'workerLoadMs' ? -1 : a[1] - b[1]))
+    // The page's marks, then the worker's (ms from its start message), each in time order.
+    .sort((a, b) => Number(isWorkers(a[0])) - Number(isWorkers(b[0])) || a[1] - b[1])
     .map(([name, v]) => `${name} ${Math.round(v)}`)
     .join(', ');
 }
+
+const isWorkers = (name) => name === 'workerLoadMs' || name.startsWith('worker.');
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -174,7 +184,7 @@ const median = (xs) => {
  * four at once (in WebKitGTK four bare loads at once take about a minute).
  */
 export async function startRows(engine, host, { reps, bareFour = true, log }) {
-  const samples = { cold: [], warm: [], bareFour: [], S1: [], S2: [], four: [], state: [], marks: [], marksS2: [] };
+  const samples = { cold: [], warm: [], bareFour: [], S1: [], S2i: [], S2: [], four: [], state: [], marks: [], marksS2i: [], marksS2: [] };
   let version = '';
   for (let rep = 0; rep < reps; rep++) {
     const what = `${engine.name} ${host.name} ${rep + 1}/${reps}`;
@@ -184,7 +194,7 @@ export async function startRows(engine, host, { reps, bareFour = true, log }) {
     samples.cold.push(base.cold);
     samples.warm.push(base.warm);
     samples.bareFour.push(base.four);
-    for (const k of ['S1', 'S2', 'four', 'marks', 'marksS2']) samples[k].push(app[k]);
+    for (const k of ['S1', 'S2i', 'S2', 'four', 'marks', 'marksS2i', 'marksS2']) samples[k].push(app[k]);
     samples.state.push(
       `S1 ${app.snapshotS1}, S2 ${app.snapshotS2}, ${app.isolated ? '' : 'not '}isolated, ${app.controlled ? '' : 'no '}service worker, snapshot ${app.snapshotKept ? '' : 'not '}kept`,
     );
@@ -196,10 +206,11 @@ export async function startRows(engine, host, { reps, bareFour = true, log }) {
   const rows = [
     { id: `S1 ${tag}`, what: `first session ever, until its first run returns (${host.what})`, value: med('S1'), base: med('cold'), baseName: 'bare cold', target: 0.6 },
     { id: `S2 ${tag}`, what: 'a new session, app used before (installed for offline use)', value: med('S2'), base: med('warm'), baseName: 'bare warm', target: 0.25 },
+    { id: `S2i ${tag}`, what: 'S2 right after the first run, while the app installs for offline use', value: med('S2i'), base: med('warm'), baseName: 'bare warm', target: null },
     { id: `S2x4 ${tag}`, what: 'four new sessions started at once, until each has run a cell', value: med('four'), base: bareFour ? med('bareFour') : null, baseName: 'four bare at once', target: null },
   ];
   const notes = `${tag} (${version}, medians of ${reps}): bare cold ${samples.cold.map(Math.round).join('/')} ms, warm ${samples.warm.map(Math.round).join('/')} ms; ` +
-    `app S1 ${samples.S1.map(Math.round).join('/')} ms, S2 ${samples.S2.map(Math.round).join('/')} ms; ${[...new Set(samples.state)].join('; ')}; ` +
-    `S1's timeline (ms from navigation, medians): ${timeline(samples.marks)}; S2's (ms from its start): ${timeline(samples.marksS2)}.`;
+    `app S1 ${samples.S1.map(Math.round).join('/')} ms, S2i ${samples.S2i.map(Math.round).join('/')} ms, S2 ${samples.S2.map(Math.round).join('/')} ms; ${[...new Set(samples.state)].join('; ')}; ` +
+    `S1's timeline (ms from navigation, medians): ${timeline(samples.marks)}; S2i's (ms from its start): ${timeline(samples.marksS2i)}; S2's: ${timeline(samples.marksS2)}.`;
   return { rows, samples: { [tag]: samples }, notes, engine: engine.name, version };
 }

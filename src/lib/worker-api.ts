@@ -91,6 +91,11 @@ export interface StartReport {
   snapshotError?: string;
   /** Whether Pyodide's wasm was the module the page compiled, or fetched and compiled by the worker. */
   wasm?: 'page' | 'fetched';
+  /**
+   * Where the worker's load went, in ms from its start message: its module script, the page's
+   * wasm and snapshot in hand, the wasm instantiated, Python loaded (for the bench's timelines).
+   */
+  phases?: Record<string, number>;
   /** The worker's script URL, whose response headers say whether the host limits its network (src/lib/hosting.ts). */
   workerScript?: string;
 }

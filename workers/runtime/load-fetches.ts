@@ -21,7 +21,11 @@ export interface LoadFetches {
  */
 export function interceptLoad(
   indexURL: string,
-  { compiled, onFetch }: { compiled?: Promise<WebAssembly.Module | undefined>; onFetch?: (progress: FetchProgress) => void },
+  {
+    compiled,
+    onFetch,
+    onInstantiated,
+  }: { compiled?: Promise<WebAssembly.Module | undefined>; onFetch?: (progress: FetchProgress) => void; onInstantiated?: () => void },
 ): LoadFetches {
   if (!compiled && !onFetch) return { wasmUsed: () => false, restore: () => undefined };
   // Only a browser worker has a page's module; in Node indexURL is a directory, not a URL.
@@ -48,7 +52,9 @@ export function interceptLoad(
       const response = await source;
       if (response === standIn && module) {
         used = true;
-        return { module, instance: await WebAssembly.instantiate(module, imports) };
+        const instance = await WebAssembly.instantiate(module, imports);
+        onInstantiated?.();
+        return { module, instance };
       }
       return originalInstantiate(response, imports);
     };

@@ -121,6 +121,8 @@ export interface LoadOptions {
   onFetch?: (progress: FetchProgress) => void;
   /** Pyodide's module script, imported while the rest loads (pyodide-script.ts); without it Pyodide imports its own. */
   script?: Promise<CreatePyodideModule>;
+  /** Hears that the page's compiled wasm was instantiated. */
+  onInstantiated?: () => void;
 }
 
 /**
@@ -135,9 +137,9 @@ export async function loadSessionPyodide(
   sources: RuntimeSources,
   /** The snapshot as the page has it; used only if it is this runtime's. */
   given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
-  { compiled, onFetch, script }: LoadOptions = {},
+  { compiled, onFetch, script, onInstantiated }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
-  const fetches = interceptLoad(config.indexURL, { compiled, onFetch });
+  const fetches = interceptLoad(config.indexURL, { compiled, onFetch, onInstantiated });
   // Pyodide asks for the factory only once it has the snapshot: the import is under way by then.
   const withScript: LoadConfig = script ? { ...config, createPyodideModule: async (settings) => (await script)(settings) } : config;
   try {
