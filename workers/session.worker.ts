@@ -3,11 +3,11 @@ import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
 import { isPrepareMessage, type PageSnapshot, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
-import { PackageLoader, packageIndex } from './runtime/packages';
+import { PackageLoader, packageIndex, sameLockfile } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
 import { pyodideScript, type CreatePyodideModule } from './runtime/pyodide-script';
-import { loadSessionPyodide } from './runtime/snapshot';
+import { loadSessionPyodide, type LoadedPyodide } from './runtime/snapshot';
 
 // This worker serves exactly one session; the WorkerSession carries its id.
 let session: WorkerSession | null = null;
@@ -37,10 +37,36 @@ let prepared: { indexURL: string; script: Promise<CreatePyodideModule> } | null 
 let preparedWasm: { indexURL: string; module: WebAssembly.Module } | null = null;
 /** A copy of the page's start snapshot, sent while this worker waited as the spare, and the core it is of. */
 let preparedSnapshot: { indexURL: string; snapshot: PageSnapshot } | null = null;
+/**
+ * Python loaded while this worker waited as the spare, from the wasm and snapshot copy it was
+ * sent, and what it was loaded for. It holds no session's data: nothing of a session reaches
+ * this worker before its start message, and the start restores the session into it.
+ */
+let warm: { indexURL: string; packageIndexURL: string | undefined; loaded: Promise<LoadedPyodide> } | null = null;
+
+/** Loads Python now, for a start to come, if this worker has what a start would be handed. */
+function bootWarm(indexURL: string, packageIndexURL: string | undefined): void {
+  if (warm || session || preparedWasm?.indexURL !== indexURL || preparedSnapshot?.indexURL !== indexURL) return;
+  const given = preparedSnapshot.snapshot;
+  // The boot has the snapshot now; a start that finds the boot failed loads without it.
+  preparedSnapshot = null;
+  const loaded = loadSessionPyodide({ indexURL, ...packageIndex(indexURL, packageIndexURL).config }, RUNTIME_SOURCES, given, {
+    compiled: Promise.resolve(preparedWasm.module),
+    script: moduleScript(indexURL),
+  });
+  // A failure is the start's to handle (it loads again); unobserved it would be an error event.
+  loaded.then(() => performance.mark('pytabs:warm'), () => undefined);
+  warm = { indexURL, packageIndexURL, loaded };
+}
+
 self.addEventListener('message', (event: MessageEvent) => {
   if (!isPrepareMessage(event.data)) return;
   event.stopImmediatePropagation();
-  const { indexURL, wasm: module, snapshot: copy } = event.data.pytabsPrepare;
+  const { indexURL, wasm: module, snapshot: copy, boot } = event.data.pytabsPrepare;
+  if (boot) {
+    bootWarm(indexURL, boot.packageIndexURL);
+    return;
+  }
   if (module || copy) {
     if (module) preparedWasm = { indexURL, module };
     if (copy) {
@@ -73,6 +99,10 @@ const api: SessionWorkerApi = {
     const t0 = performance.now();
     // Through Comlink each call is a message; a page that went away must not fail the start.
     const say = (progress: StartProgress) => void Promise.resolve(onProgress?.(progress)).catch(() => undefined);
+    // Python booted while this worker was the spare, when it was booted for this start's core and index.
+    const booted = warm;
+    const early = booted?.indexURL === options.indexURL && booted.packageIndexURL === options.packageIndexURL ? booted : null;
+    warm = null;
     const index = packageIndex(options.indexURL, options.packageIndexURL);
     // Storage is read while Pyodide loads (IndexedDB works off this thread), so a big
     // session's pickles are in hand when Python is ready for them.
@@ -94,21 +124,33 @@ const api: SessionWorkerApi = {
     preparedSnapshot = null;
     const phases: Record<string, number> = {};
     const at = (phase: string) => () => void (phases[phase] ??= Math.round(performance.now() - t0));
-    const script = moduleScript(options.indexURL);
-    script.then(at('script'), () => undefined);
-    wasm.value.then(at('wasm'));
-    snapshot?.value.then(at('snapshot'));
     say({ text: 'Starting Python' });
-    // This worker is the session's own, so its fetch can be watched: the downloads are
-    // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.
-    let loaded: Awaited<ReturnType<typeof loadSessionPyodide>>;
+    let loaded: LoadedPyodide | null = early ? await early.loaded.catch(() => null) : null;
+    // A custom index may have republished since the boot read its lock file: this start reads it
+    // as any start does, and the boot's Python serves only if both name the same files.
+    if (loaded && options.packageIndexURL) {
+      const boot = loaded.pyodide.lockfile;
+      if (!sameLockfile(boot, await index.config.lockFileContents)) loaded = null;
+    }
+    const warmed = loaded !== null;
+    // Its boot failed, was for another package index, or read another lock file: a plain
+    // load, as the boot took the snapshot this worker had and the page sends it none.
+    if (booted && !warmed) snapshot?.give(null);
     try {
-      loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
-        compiled: wasm.value,
-        onFetch: (p) => say(fetchStep(p)),
-        script,
-        onInstantiated: at('instantiated'),
-      });
+      if (!loaded) {
+        const script = moduleScript(options.indexURL);
+        script.then(at('script'), () => undefined);
+        wasm.value.then(at('wasm'));
+        snapshot?.value.then(at('snapshot'));
+        // This worker is the session's own, so its fetch can be watched: the downloads are
+        // Pyodide's standard library and lock file, and the snapshot or wasm if the page had none.
+        loaded = await loadSessionPyodide({ indexURL: options.indexURL, ...index.config }, RUNTIME_SOURCES, snapshot?.value, {
+          compiled: wasm.value,
+          onFetch: (p) => say(fetchStep(p)),
+          script,
+          onInstantiated: at('instantiated'),
+        });
+      }
     } finally {
       snapshot = null;
     }
@@ -121,7 +163,7 @@ const api: SessionWorkerApi = {
     if (options.input) session.setInputChannel(options.input);
     const report = await session.start(stored, say);
     at('restored')();
-    return { ...report, loadMs, phases, ...how, workerScript: self.location.href };
+    return { ...report, loadMs, phases, ...how, warm: warmed, workerScript: self.location.href };
   },
   async supplySnapshot(given: PageSnapshot | null | undefined) {
     snapshot?.give(given);

@@ -82,7 +82,9 @@ export interface StartReport {
   restored: string[];
   /** Variables (or replayed statements) that failed to come back, with the reason. */
   failed: { name: string; reason: string }[];
-  /** Milliseconds spent in loadPyodide and in restoring. */
+  /** Python was loaded before the start, while the worker waited as the page's spare. */
+  warm?: boolean;
+  /** Milliseconds spent in loadPyodide (waiting for the spare's, when warm) and in restoring. */
   loadMs: number;
   restoreMs: number;
   /** Whether Pyodide was restored from the build's memory snapshot, booted plainly after it failed, or had none. */
@@ -168,8 +170,12 @@ export interface WorkspaceEntry {
  * the core it will load, so that it imports Pyodide's module script while no session has it.
  */
 export interface PrepareMessage {
-  /** The core to import Pyodide's script from; then, once the page has them, its compiled wasm and a copy of its start snapshot. */
-  pytabsPrepare: { indexURL: string; wasm?: WebAssembly.Module; snapshot?: PageSnapshot };
+  /**
+   * The core to import Pyodide's script from; then, once the page has them, its compiled wasm
+   * and a copy of its start snapshot; then, when the page is idle, `boot`: load Python from
+   * them now, for the package index named (no session's data: the start brings that).
+   */
+  pytabsPrepare: { indexURL: string; wasm?: WebAssembly.Module; snapshot?: PageSnapshot; boot?: { packageIndexURL: string | undefined } };
 }
 
 export function isPrepareMessage(data: unknown): data is PrepareMessage {

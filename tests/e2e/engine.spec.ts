@@ -334,39 +334,74 @@ test('a start reports what it fetches and restores, step by step, and nothing on
   expect(seen.after).toBeNull();
 });
 
-test('a session starts on the spare worker whose scripts are already loaded, and a new spare waits for the next', async ({ page }) => {
+test('a session starts on the spare worker, which loaded Python while the page was idle; a new spare waits for the next', async ({ page }) => {
   await openApp(page);
   // The app opens its first session; once it has started, a spare is made.
   const first = await firstSessionId(page);
   await page.evaluate((id) => window.pytabs!.startSession(id), first);
-  /** Whether a worker has loaded Pyodide (fetched its standard library; the wasm comes from the page): a spare has not. */
-  const booted = (w: import('@playwright/test').Worker) =>
-    w.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('python_stdlib.zip')));
+  /** A worker that loaded Python as the spare, before any session was given to it. */
+  const warmed = (w: import('@playwright/test').Worker) => w.evaluate(() => performance.getEntriesByName('pytabs:warm').length > 0).catch(() => false);
   const spares = async () => {
-    const flags = await Promise.all(page.workers().map(async (w) => ({ w, booted: await booted(w) })));
-    return flags.filter((f) => !f.booted).map((f) => f.w);
+    const flags = await Promise.all(page.workers().map(async (w) => ({ w, warm: await warmed(w) })));
+    return flags.filter((f) => f.warm).map((f) => f.w);
   };
-  await expect.poll(async () => (await spares()).length).toBe(1);
+  await expect.poll(async () => (await spares()).length, { timeout: 30_000 }).toBe(1);
   const [spare] = await spares();
-  // While it waits it has fetched Pyodide's module script, which the start would otherwise fetch.
-  await expect
-    .poll(() => spare!.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('pyodide.asm.mjs.gz'))))
-    .toBe(true);
-  // And it holds its own copy of the start snapshot, which the start then restores from (the page sends it no other).
-  await expect.poll(() => spare!.evaluate(() => performance.getEntriesByName('pytabs:snapshot-prepared').length)).toBe(1);
+  // It fetched Pyodide's module script and loaded Python's standard library, which a start would otherwise do.
+  const fetched = await spare!.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  expect(fetched).toEqual(expect.arrayContaining(['pyodide.asm.mjs.gz', 'python_stdlib.zip']));
+  // From its own copy of the start snapshot: the page sends the start no other.
+  expect(await spare!.evaluate(() => performance.getEntriesByName('pytabs:snapshot-prepared').length)).toBe(1);
 
-  const { answer, snapshot } = await page.evaluate(async () => {
+  const started = (id: string) =>
+    page.evaluate(async (id) => {
+      const marks = performance.getEntriesByName('pytabs:session-started') as PerformanceMark[];
+      return marks.map((m) => m.detail as { sessionId: string; snapshot?: string; warm: boolean }).find((d) => d.sessionId === id);
+    }, id);
+  const second = await page.evaluate(() => window.pytabs!.createSession('On the spare'));
+  // The run marks the worker it ran in, so the test can tell which worker took the session.
+  const answer = await page.evaluate(
+    (id) => window.pytabs!.run(id, "import js\njs.globalThis.pytabsServes = 'second'\nwho = 'second'\n(who, 'x' in globals())"),
+    second.id,
+  );
+  expect(answer.status).toBe('ok');
+  expect(await started(second.id)).toMatchObject({ snapshot: 'used', warm: true });
+  expect(await spare!.evaluate(() => (globalThis as { pytabsServes?: string }).pytabsServes)).toBe('second');
+
+  // Another spare takes its place, and loads Python in its turn; a session on it has its own names and its own random seed.
+  await expect.poll(async () => (await spares()).filter((w) => w !== spare).length, { timeout: 30_000 }).toBe(1);
+  const third = await page.evaluate(() => window.pytabs!.createSession('On the next spare'));
+  const other = await page.evaluate((id) => window.pytabs!.run(id, "'who' in globals()"), third.id);
+  expect(await started(third.id)).toMatchObject({ warm: true });
+  expect(answer.result?.['text/plain']).toBe("('second', False)");
+  expect(other.result?.['text/plain']).toBe('False');
+  // Python loaded ahead is reseeded for its session: two sessions do not draw the same numbers.
+  const draws = await page.evaluate(
+    (ids) => Promise.all(ids.map(async (id) => (await window.pytabs!.run(id, 'import random\nrandom.random()')).result?.['text/plain'])),
+    [second.id, third.id],
+  );
+  expect(draws[0]).toMatch(/^0\.\d+$/);
+  expect(draws[1]).toMatch(/^0\.\d+$/);
+  expect(draws[0]).not.toBe(draws[1]);
+});
+
+test('a spare loaded for another package index is not used: the start loads Python for its own', async ({ page }) => {
+  await openApp(page);
+  const first = await firstSessionId(page);
+  await page.evaluate((id) => window.pytabs!.startSession(id), first);
+  const warm = () =>
+    Promise.all(page.workers().map((w) => w.evaluate(() => performance.getEntriesByName('pytabs:warm').length > 0).catch(() => false)));
+  await expect.poll(async () => (await warm()).filter(Boolean).length, { timeout: 30_000 }).toBe(1);
+  // The index changes after the spare loaded Python for the old one.
+  const index = new URL('/no-index-here/', page.url()).href;
+  const report = await page.evaluate(async (index) => {
     const api = window.pytabs!;
-    const s = await api.createSession('On the spare');
-    const answer = (await api.run(s.id, "who = 'second'\nwho")).result?.['text/plain'];
-    const started = performance.getEntriesByName('pytabs:session-started') as PerformanceMark[];
-    const mine = started.find((m) => (m.detail as { sessionId: string }).sessionId === s.id);
-    return { answer, snapshot: (mine?.detail as { snapshot?: string } | undefined)?.snapshot };
-  });
-  expect(answer).toBe("'second'");
-  expect(snapshot).toBe('used');
-  // The spare now runs the new session, and another spare has taken its place.
-  expect(await booted(spare!)).toBe(true);
-  await expect.poll(async () => (await spares()).length).toBe(1);
-  expect((await spares())[0]).not.toBe(spare);
+    await api.updateSettings({ packageIndexUrl: index });
+    const s = await api.createSession('Another index');
+    const r = await api.run(s.id, '6 * 7');
+    const marks = performance.getEntriesByName('pytabs:session-started') as PerformanceMark[];
+    return { answer: r.result?.['text/plain'], detail: marks.map((m) => m.detail as { sessionId: string; warm: boolean }).find((d) => d.sessionId === s.id) };
+  }, index);
+  expect(report.answer).toBe('42');
+  expect(report.detail?.warm).toBe(false);
 });

@@ -78,6 +78,23 @@ test('four sessions started at once each run with their own values', async ({ pe
   }
 });
 
+test('a new session after a pause starts on the Python the spare worker loaded meanwhile, and has only its own names', ANY_HOST, async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send("mine = 'session 1'");
+  await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
+  // Once the page is idle, the spare worker is asked to load Python (a start then awaits that load, done or under way).
+  await expect.poll(() => person.page.evaluate(() => performance.getEntriesByName('pytabs:spare-boot').length), { timeout: 30_000 }).toBeGreaterThan(0);
+  await newSession(person, 'Session 2');
+  await person.send("'mine' in globals(), 6 * 7");
+  await person.expectText(person.reply(1), '(False, 42)', FIRST_RUN);
+  const starts = await person.page.evaluate(() =>
+    (performance.getEntriesByName('pytabs:session-started') as PerformanceMark[]).map((m) => (m.detail as { warm: boolean }).warm),
+  );
+  // Two starts, the second on the spare's Python.
+  expect(starts).toHaveLength(2);
+  expect(starts[1]).toBe(true);
+});
+
 test('a reload brings back variables, imports, definitions and history', async ({ person, host }) => {
   await person.open(host.url);
   await person.send(['import statistics', 'vals = [1, 2, 3, 4]', 'def double(x):', '    return 2 * x', 'm = statistics.mean(vals)', 'm'].join('\n'));

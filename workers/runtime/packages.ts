@@ -27,6 +27,12 @@ async function fetchLockFile(url: string): Promise<Lockfile> {
   return (await response.json()) as Lockfile;
 }
 
+/** Whether two lock files name the same files with the same digests (an index may republish under the same names). */
+export function sameLockfile(a: Lockfile, b: Lockfile): boolean {
+  const files = (lock: Lockfile) => JSON.stringify([lock.info?.abi_version, Object.entries(lock.packages ?? {}).map(([key, p]) => [key, p.file_name, p.sha256]).sort()]);
+  return files(a) === files(b);
+}
+
 /**
  * The package index for a session. Without `packageIndexURL` the core's own lock file is
  * used (no request at start) with the package files from the official CDN. With one, its

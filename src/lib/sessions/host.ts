@@ -149,9 +149,9 @@ export class SessionHost {
     this.setState('starting');
     live.started = Promise.race([this.launch(live), killed]).then(
       (report) => {
-        performance.mark('pytabs:session-started', { detail: { sessionId: this.sessionId, loadMs: report.loadMs, restoreMs: report.restoreMs, snapshot: report.snapshot } });
+        performance.mark('pytabs:session-started', { detail: { sessionId: this.sessionId, loadMs: report.loadMs, restoreMs: report.restoreMs, snapshot: report.snapshot, warm: report.warm === true } });
         // The next session to start (or wake) finds a worker whose script is loaded.
-        prepareSpareWorker(this.env.indexURL, this.env.wasm?.(() => undefined), this.env.snapshot?.(() => undefined));
+        prepareSpareWorker(this.env.indexURL, this.env.wasm?.(() => undefined), this.env.snapshot?.(() => undefined), this.env.packageIndexURL);
         noteWorkerScript(report.workerScript);
         this.env.afterStart?.(report);
         if (this.live === live && this.running === 0) this.setState('ready');

@@ -142,7 +142,8 @@ export class SessionManager {
     const manager = new SessionManager(db, options);
     // A session's worker starts soon after the app opens and waits for the snapshot, the
     // compiled wasm and its script: get all three now, while storage opens and the page renders.
-    prepareSpareWorker(manager.indexURL, pageWasm(manager.indexURL), pageSnapshot(manager.indexURL));
+    // Settings are read meanwhile: the spare loads Python, when idle, for the package index they name.
+    prepareSpareWorker(manager.indexURL, pageWasm(manager.indexURL), pageSnapshot(manager.indexURL), () => manager.settings?.packageIndexUrl || undefined);
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
     await countImportsBytes(db);

@@ -6,9 +6,13 @@ import { whenIdle } from './idle';
  * that starts takes it and skips downloading and parsing the worker's script (0.6 MB,
  * 0.1-0.2 s here) and Pyodide's module script (1.25 MB, fetched from its .gz copy, decoded
  * and parsed: 0.05-0.9 s of a later start here, the most on a busy machine), so their cost
- * moves off the start's path into idle time. It holds nothing of any session until a host
- * sends it a start message, and from then on it belongs to that host alone. It has not
- * loaded Pyodide: it costs a few MB, not a session's worth.
+ * moves off the start's path into idle time. Once it holds the page's compiled wasm and a
+ * copy of the start snapshot, it loads Python from them when the page is idle (warm): a
+ * start that takes it then only restores its session (a later start after a pause took
+ * 0.8-1.3 s here without it, most of it instantiating and restoring Python). That Python is
+ * one more than the pool's live workers hold (the pool bounds sessions, not this one).
+ * It holds nothing of any session until a host sends it a start message, and from then on it
+ * belongs to that host alone.
  */
 
 interface Spare {
@@ -22,6 +26,9 @@ interface Spare {
   /** A copy of the page's start snapshot was sent to it while it waited. */
   hasSnapshot: boolean;
 }
+
+/** What the spare is asked to load Python for: the package index sessions start with now. */
+export type PackageIndexSetting = () => string | undefined;
 
 /** A worker for a session to start in, and whether it holds the page's compiled wasm and start snapshot already. */
 export interface TakenWorker {
@@ -56,9 +63,15 @@ function create(): Worker {
  * start reached the worker 0.1-0.9 s after it (the most right after another session's
  * start), and the restore waited for it. It also gets its own copy of the page's start
  * `snapshot`, made when the page is idle: copying 15 MB held the page's thread 50-200 ms a
- * start on this machine, on the start's path.
+ * start on this machine, on the start's path. With both, it loads Python, for the package
+ * index `packageIndexURL` names then, when the page is idle again.
  */
-export function prepareSpareWorker(indexURL: string, wasm?: Promise<WebAssembly.Module | undefined>, snapshot?: Promise<PageSnapshot | null | undefined>): void {
+export function prepareSpareWorker(
+  indexURL: string,
+  wasm?: Promise<WebAssembly.Module | undefined>,
+  snapshot?: Promise<PageSnapshot | null | undefined>,
+  packageIndexURL: PackageIndexSetting = () => undefined,
+): void {
   if (spare || preparing || typeof Worker === 'undefined') return;
   preparing = true;
   void gate.then(() => {
@@ -68,23 +81,42 @@ export function prepareSpareWorker(indexURL: string, wasm?: Promise<WebAssembly.
     entry.worker.addEventListener('error', () => void (entry.broken = true), { once: true });
     entry.worker.postMessage({ pytabsPrepare: { indexURL } } satisfies PrepareMessage);
     spare = entry;
-    void wasm
-      ?.then((module) => {
+    const wasmSent = (wasm ?? Promise.resolve(undefined))
+      .then((module) => {
         // Taken meanwhile: its start is handed the module as any other.
         if (!module || spare !== entry) return;
         entry.worker.postMessage({ pytabsPrepare: { indexURL, wasm: module } } satisfies PrepareMessage);
         entry.hasWasm = true;
       })
       .catch(() => undefined);
-    void snapshot
-      ?.then((found) => whenIdle(() => {
-        // Taken meanwhile: its start is handed a copy as any other.
-        if (!found || spare !== entry) return;
-        const bytes = found.bytes.slice();
-        entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: { file: found.file, bytes } } } satisfies PrepareMessage, [bytes.buffer]);
-        entry.hasSnapshot = true;
-      }, { within: 1000, otherwise: 50 }))
+    const snapshotSent = (snapshot ?? Promise.resolve(undefined))
+      .then(
+        (found) =>
+          new Promise<void>((sent) =>
+            whenIdle(
+              () => {
+                sent();
+                // Taken meanwhile: its start is handed a copy as any other.
+                if (!found || spare !== entry) return;
+                const bytes = found.bytes.slice();
+                entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: { file: found.file, bytes } } } satisfies PrepareMessage, [bytes.buffer]);
+                entry.hasSnapshot = true;
+              },
+              { within: 1000, otherwise: 50 },
+            ),
+          ),
+      )
       .catch(() => undefined);
+    void Promise.all([wasmSent, snapshotSent]).then(() =>
+      whenIdle(
+        () => {
+          if (spare !== entry || !entry.hasWasm || !entry.hasSnapshot) return;
+          entry.worker.postMessage({ pytabsPrepare: { indexURL, boot: { packageIndexURL: packageIndexURL() } } } satisfies PrepareMessage);
+          performance.mark('pytabs:spare-boot');
+        },
+        { within: 2000, otherwise: 200 },
+      ),
+    );
   });
 }
 
