@@ -239,10 +239,18 @@ test('a kept package whose SHA-256 in the lock file changed is dropped and fetch
 
     expect(await load()).toBe("'first build'");
     expect(await keptDigest()).toBe(lockDigest());
+    // The next spare worker loads Python (reading the index's lock file) before the index changes.
+    const warmWorkers = async () =>
+      (await Promise.all(page.workers().map((w) => w.evaluate(() => performance.getEntriesByName('pytabs:warm').length > 0).catch(() => false)))).filter(Boolean).length;
+    const warmBefore = await warmWorkers();
+    await expect.poll(warmWorkers, { timeout: 30_000 }).toBeGreaterThan(warmBefore);
     // The index republishes the file under the same name: a new session's lock file names a new SHA-256.
     index.publish('pytabs_pkg', "VALUE = 'second build'\n");
     const before = index.requests.filter((r) => r === `GET /pytabs_pkg-1.0-py3-none-any.whl`).length;
     expect(await load()).toBe("'second build'");
+    // That start read the new lock file and did not use the spare's Python, loaded for the old one.
+    const lastStart = await page.evaluate(() => (performance.getEntriesByName('pytabs:session-started').at(-1) as PerformanceMark).detail as { warm: boolean });
+    expect(lastStart.warm).toBe(false);
     expect(index.requests.filter((r) => r === `GET /pytabs_pkg-1.0-py3-none-any.whl`).length).toBe(before + 1);
     expect(await keptDigest()).toBe(lockDigest());
     // A file whose bytes do not match its lock entry fails Pyodide's check and is not kept.

@@ -168,8 +168,8 @@ export function keepStartSnapshot(indexURL: string, report: StartReport): void {
   if (!origin) return;
   origins.delete(indexURL);
   if (origin.from === 'device' && report.snapshot === 'fallback') void dropLocalSnapshot(indexURL, origin.file).catch(() => undefined);
-  if (origin.from === 'network' && report.snapshot === 'used') whenIdle(() => keepLocalSnapshot(indexURL, origin.file, origin.packed!), KEEP_WHEN_IDLE);
-  if (origin.from === 'later') whenIdle(() => laterSnapshot(indexURL, origin), KEEP_WHEN_IDLE);
+  if (origin.from === 'network' && report.snapshot === 'used') void whenIdle(() => keepLocalSnapshot(indexURL, origin.file, origin.packed!), KEEP_WHEN_IDLE);
+  if (origin.from === 'later') void whenIdle(() => laterSnapshot(indexURL, origin), KEEP_WHEN_IDLE);
 }
 
 

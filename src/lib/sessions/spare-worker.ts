@@ -27,6 +27,13 @@ interface Spare {
   hasSnapshot: boolean;
 }
 
+/**
+ * How long after it holds the wasm and snapshot the spare waits before loading Python (then
+ * still for an idle moment): a start has just ended, and its session's first runs, on a
+ * 2-core machine, should not share the cores with a Python nobody asked for yet.
+ */
+const BOOT_AFTER_MS = 3000;
+
 /** What the spare is asked to load Python for: the package index sessions start with now. */
 export type PackageIndexSetting = () => string | undefined;
 
@@ -64,7 +71,7 @@ function create(): Worker {
  * start), and the restore waited for it. It also gets its own copy of the page's start
  * `snapshot`, made when the page is idle: copying 15 MB held the page's thread 50-200 ms a
  * start on this machine, on the start's path. With both, it loads Python, for the package
- * index `packageIndexURL` names then, when the page is idle again.
+ * index `packageIndexURL` names then, BOOT_AFTER_MS later when the page is idle.
  */
 export function prepareSpareWorker(
   indexURL: string,
@@ -90,33 +97,28 @@ export function prepareSpareWorker(
       })
       .catch(() => undefined);
     const snapshotSent = (snapshot ?? Promise.resolve(undefined))
-      .then(
-        (found) =>
-          new Promise<void>((sent) =>
-            whenIdle(
-              () => {
-                sent();
-                // Taken meanwhile: its start is handed a copy as any other.
-                if (!found || spare !== entry) return;
-                const bytes = found.bytes.slice();
-                entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: { file: found.file, bytes } } } satisfies PrepareMessage, [bytes.buffer]);
-                entry.hasSnapshot = true;
-              },
-              { within: 1000, otherwise: 50 },
-            ),
-          ),
+      .then((found) =>
+        whenIdle(
+          () => {
+            // Taken meanwhile: its start is handed a copy as any other.
+            if (!found || spare !== entry) return;
+            const bytes = found.bytes.slice();
+            entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: { file: found.file, bytes } } } satisfies PrepareMessage, [bytes.buffer]);
+            entry.hasSnapshot = true;
+          },
+          { within: 1000, otherwise: 50 },
+        ),
       )
       .catch(() => undefined);
-    void Promise.all([wasmSent, snapshotSent]).then(() =>
-      whenIdle(
-        () => {
-          if (spare !== entry || !entry.hasWasm || !entry.hasSnapshot) return;
-          entry.worker.postMessage({ pytabsPrepare: { indexURL, boot: { packageIndexURL: packageIndexURL() } } } satisfies PrepareMessage);
-          performance.mark('pytabs:spare-boot');
-        },
-        { within: 2000, otherwise: 200 },
-      ),
-    );
+    const boot = () => {
+      // Taken meanwhile, or without what a load needs: the start loads Python itself.
+      if (spare !== entry || !entry.hasWasm || !entry.hasSnapshot) return;
+      entry.worker.postMessage({ pytabsPrepare: { indexURL, boot: { packageIndexURL: packageIndexURL() } } } satisfies PrepareMessage);
+      performance.mark('pytabs:spare-boot');
+    };
+    void Promise.all([wasmSent, snapshotSent])
+      .then(() => new Promise((later) => setTimeout(later, BOOT_AFTER_MS)))
+      .then(() => whenIdle(boot, { within: 2000, otherwise: 200 }));
   });
 }
 
