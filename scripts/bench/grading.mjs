@@ -2,7 +2,7 @@
 // three checks) divided by 30 times the time to grade one of them alone, in the same page; and
 // the renderer memory's peak while the 30 are graded, against its peak while one is.
 import * as XLSX from 'xlsx';
-import { rendererMemory } from './memory.mjs';
+import { browserCpuSeconds, rendererMemory } from './memory.mjs';
 
 const CLASS_SIZE = 30;
 const CHECKS = [
@@ -70,12 +70,14 @@ function grade(page, first, count) {
   );
 }
 
-/** Runs `work` while sampling the renderers' PSS every 100 ms; its result and the peak in bytes. */
+/** Runs `work` while sampling the renderers' PSS every 100 ms; its result, the peak in bytes and the CPU seconds the browser's processes used meanwhile. */
 async function withPeak(browserPid, work) {
   let peak = rendererMemory(browserPid);
   const timer = setInterval(() => (peak = Math.max(peak, rendererMemory(browserPid))), 100);
+  const cpu0 = browserCpuSeconds(browserPid);
   try {
-    return { result: await work(), peak };
+    const result = await work();
+    return { result, peak, cpu: browserCpuSeconds(browserPid) - cpu0 };
   } finally {
     clearInterval(timer);
     peak = Math.max(peak, rendererMemory(browserPid));
@@ -95,22 +97,27 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
     await grade(page, 0, 1);
     const singles = [];
     const singlePeaks = [];
+    const singleCpu = [];
     for (let rep = 0; rep < reps; rep++) {
-      const { result, peak } = await withPeak(browser.pid, () => grade(page, rep + 1, 1));
+      const { result, peak, cpu } = await withPeak(browser.pid, () => grade(page, rep + 1, 1));
       singles.push(result.ms);
       singlePeaks.push(peak);
+      singleCpu.push(cpu);
     }
-    const { result: batch, peak: batchPeak } = await withPeak(browser.pid, () => grade(page, 0, CLASS_SIZE));
+    const { result: batch, peak: batchPeak, cpu: batchCpu } = await withPeak(browser.pid, () => grade(page, 0, CLASS_SIZE));
     const one = median(singles);
-    log('G1', JSON.stringify({ singles: singles.map(Math.round), batch: Math.round(batch.ms), pool: batch.pool, peakMB: Math.round(batchPeak / 2 ** 20) }));
+    const cpu = { one: median(singleCpu), perHandIn: batchCpu / CLASS_SIZE };
+    log('G1', JSON.stringify({ singles: singles.map(Math.round), batch: Math.round(batch.ms), pool: batch.pool, peakMB: Math.round(batchPeak / 2 ** 20), cpuOne: singleCpu, cpuClass: batchCpu }));
     const MB = 2 ** 20;
     return {
       rows: [
         { id: 'G1', what: `grade ${CLASS_SIZE} hand-ins (a data.xlsx each, 3 checks), pool of ${batch.pool}`, value: batch.ms, base: CLASS_SIZE * one, baseName: `${CLASS_SIZE} × one alone`, target: 0.7 },
         { id: 'G1-mem', what: `peak renderer PSS grading ${CLASS_SIZE}, pool of ${batch.pool}`, value: batchPeak / MB, base: median(singlePeaks) / MB, baseName: 'peak grading one', target: batch.pool, unit: 'MB' },
       ],
-      samples: { gradeOne: singles, gradeClass: [batch.ms], peakOne: singlePeaks, peakClass: [batchPeak] },
-      notes: `Grading: one hand-in alone ${Math.round(one)} ms (median of ${reps}), ${CLASS_SIZE} in one run ${Math.round(batch.ms)} ms with ${batch.pool} workers at once; memory is the renderers' PSS sampled every 100 ms.`,
+      samples: { gradeOne: singles, gradeClass: [batch.ms], peakOne: singlePeaks, peakClass: [batchPeak], cpuOne: singleCpu, cpuClass: [batchCpu] },
+      notes:
+        `Grading: one hand-in alone ${Math.round(one)} ms (median of ${reps}), ${CLASS_SIZE} in one run ${Math.round(batch.ms)} ms with ${batch.pool} workers at once; memory is the renderers' PSS sampled every 100 ms. ` +
+        `CPU (all of the browser's processes): ${cpu.one.toFixed(2)} s for one alone, ${cpu.perHandIn.toFixed(2)} s a hand-in in the class.`,
     };
   } finally {
     await context.close();

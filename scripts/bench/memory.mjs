@@ -41,3 +41,26 @@ export function rendererMemory(browserPid) {
   }
   return total;
 }
+
+/**
+ * CPU seconds used so far by the browser and every process under it (user + system, from
+ * /proc/<pid>/stat, in clock ticks of 1/100 s). A process that ended in between is not counted.
+ */
+export function browserCpuSeconds(browserPid) {
+  const children = childrenOf();
+  const pending = [browserPid];
+  let ticks = 0;
+  while (pending.length) {
+    const pid = pending.pop();
+    pending.push(...(children.get(pid) ?? []));
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 (utime, stime), counted from field 3 at index 0.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return ticks / 100;
+}
