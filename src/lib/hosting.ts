@@ -1,3 +1,5 @@
+import { within } from './timing';
+
 /**
  * What the host sends and what PyTabs' service worker supplies where it sends nothing
  * (src/lib/offline/isolation.ts): whether the page is cross-origin isolated, and whether the
@@ -35,7 +37,7 @@ async function headerOf(url: string, name: string): Promise<boolean | null> {
 
 /** Asks the host which of the headers it sends itself. */
 export async function hostHeaders(pageUrl = location.href.split('#')[0]): Promise<HostHeaders> {
-  const script = await Promise.race([workerScript, new Promise<null>((resolve) => setTimeout(() => resolve(null), WORKER_SCRIPT_WAIT_MS))]);
+  const script = await within(workerScript, WORKER_SCRIPT_WAIT_MS, null);
   const [isolation, workerPolicy] = await Promise.all([
     headerOf(pageUrl, 'Cross-Origin-Embedder-Policy'),
     script ? headerOf(script, 'Content-Security-Policy') : Promise.resolve(null),

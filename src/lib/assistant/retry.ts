@@ -20,20 +20,3 @@ export function retryDelay(error: AssistantError, attempt: number, policy: Retry
   const wait = error.retryAfterMs ?? policy.baseMs * 2 ** (attempt - 1);
   return wait <= policy.maxWaitMs ? wait : null;
 }
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const done = () => {
-      signal?.removeEventListener('abort', stop);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', stop, { once: true });
-  });
-}

@@ -24,6 +24,7 @@ import { withStorage, type PortableManager } from './manager';
 import { NOTEBOOK, historyFromNotebook } from './notebook';
 import { madeOnThisDevice } from './signature';
 import { PICKLE_ENTRY, REPLAY, VARIABLES, readState } from './state';
+import { sleep } from '../timing';
 
 /** A file to import: a `.pytabs.zip`, an `.ipynb` or a `.py`. */
 export interface ImportFile {
@@ -320,7 +321,7 @@ export async function claimIdle(manager: PortableManager, sessionId: string): Pr
   // A start is not the person's work: the page may show the session ready a frame before its
   // Python starts (it starts as it opens), so a click then waits for the start instead of failing.
   for (const until = Date.now() + START_WAIT_MS; info.status === 'starting' && Date.now() < until; ) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     info = await manager.getSession(sessionId);
   }
   if (info.status === 'running' || info.status === 'starting') {

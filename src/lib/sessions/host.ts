@@ -7,6 +7,7 @@ import type { CheckOutcome, InputRequest, Limits, RunEvent, RunOptions, RunResul
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
+import { within } from '../timing';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 
@@ -413,9 +414,7 @@ export class SessionHost {
 
   /** Whether everything queued so far ends within `ms`. */
   private settlesWithin(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    return Promise.race([this.tail.then(() => true), late]).finally(() => clearTimeout(timer));
+    return within(this.tail.then(() => true), ms, false);
   }
 
   /** Tells a run waiting for a line that it was stopped (Python raises KeyboardInterrupt); false if none waits. */
@@ -473,11 +472,7 @@ async function endWorker(live: LiveWorker, sessionId: string | null): Promise<vo
   const t0 = performance.now();
   let release: 'not asked' | 'answered' | 'failed' | 'timed out' = 'not asked';
   if (!live.startAnswered) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), RELEASE_MS)));
-    release = await Promise.race([api.releaseStorage().then(() => 'answered' as const), late])
-      .catch(() => 'failed' as const)
-      .finally(() => clearTimeout(timer));
+    release = await within(api.releaseStorage().then(() => 'answered' as const), RELEASE_MS, 'timed out' as const).catch(() => 'failed' as const);
   }
   worker.terminate();
   api[Comlink.releaseProxy]();

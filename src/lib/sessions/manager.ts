@@ -105,6 +105,8 @@ export class SessionManager {
   private readonly runCounts = new RunCounts(() => this.db);
   private laterQueued = false;
   private settings!: Settings;
+  /** The package index the settings name, read when asked: a change reaches the next start and the next spare's load. */
+  private readonly packageIndexURL = (): string | undefined => this.settings?.packageIndexUrl || undefined;
   /** The IndexedDB database this manager keeps its sessions in. */
   readonly dbName: string;
   /** Absolute URL of the served Pyodide core files. */
@@ -143,7 +145,7 @@ export class SessionManager {
     // A session's worker starts soon after the app opens and waits for the snapshot, the
     // compiled wasm and its script: get all three now, while storage opens and the page renders.
     // Settings are read meanwhile: the spare loads Python, when idle, for the package index they name.
-    prepareSpareWorker(manager.indexURL, pageWasm(manager.indexURL), pageSnapshot(manager.indexURL), () => manager.settings?.packageIndexUrl || undefined);
+    prepareSpareWorker(manager.indexURL, pageWasm(manager.indexURL), pageSnapshot(manager.indexURL), manager.packageIndexURL);
     manager.settings = await readSettings(db);
     manager.lastCleanup = await applyCleanup(db, manager.settings);
     await countImportsBytes(db);
@@ -319,7 +321,7 @@ export class SessionManager {
       indexURL: this.indexURL,
       // Read at each run, so a change in Settings reaches sessions already running.
       limits: () => ({ variableBytes: this.settings.variableLimitBytes, sessionBytes: this.settings.sessionLimitBytes }),
-      packageIndexURL: () => this.settings.packageIndexUrl || undefined,
+      packageIndexURL: this.packageIndexURL,
       snapshot: (watch) => pageSnapshot(this.indexURL, watch),
       wasm: (watch) => pageWasm(this.indexURL, watch),
       afterStart: (report) => keepStartSnapshot(this.indexURL, report),

@@ -1,4 +1,5 @@
 import { hasWebLocks } from '../capabilities';
+import { sleep } from '../timing';
 
 /** Whether this tab may run a session: one tab owns it at a time. */
 export type Ownership = 'owned' | 'elsewhere';
@@ -50,7 +51,7 @@ export class SessionLocks {
       for (let i = 0; ; i++) {
         const result = await this.acquire(sessionId, { ifAvailable: true });
         if (result === 'owned' || i >= CLAIM_RETRIES) return result;
-        await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
+        await sleep(CLAIM_RETRY_MS);
       }
     };
     const claim = attempt().finally(() => this.pending.get(sessionId) === claim && this.pending.delete(sessionId));

@@ -1,5 +1,6 @@
 import { countedResponse, fileNameOf, type FetchProgress } from '../fetch-progress';
 import { gunzippedBody } from '../gunzip';
+import { sleep } from '../timing';
 
 /*
  * A first visit has no start snapshot on the device. Its first session waits for the
@@ -50,7 +51,7 @@ export async function expectedDownloadMs(url: string, bytes: number): Promise<nu
   if (!bytes || !globalThis.performance?.getEntriesByName) return undefined;
   let entries = performance.getEntriesByName(url, 'resource') as PerformanceResourceTiming[];
   for (let waited = 0; !entries.length && waited < TIMING_WAIT_MS; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     entries = performance.getEntriesByName(url, 'resource') as PerformanceResourceTiming[];
   }
   // Over the network it sent at least its body; revalidated (304) or cached, less or nothing.

@@ -1,4 +1,5 @@
 import type { PageSnapshot, PrepareMessage } from '../worker-api';
+import { sleep } from '../timing';
 import { whenIdle } from './idle';
 
 /**
@@ -117,7 +118,7 @@ export function prepareSpareWorker(
       performance.mark('pytabs:spare-boot');
     };
     void Promise.all([wasmSent, snapshotSent])
-      .then(() => new Promise((later) => setTimeout(later, BOOT_AFTER_MS)))
+      .then(() => sleep(BOOT_AFTER_MS))
       .then(() => whenIdle(boot, { within: 2000, otherwise: 200 }));
   });
 }
