@@ -228,8 +228,16 @@ test('rich output is sanitized, the page passes axe, and the main view is captur
   const axeDialog = await new AxeBuilder({ page }).analyze();
   expect(axeDialog.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   await settings.getByRole('textbox', { name: 'Delete after (days)' }).fill('60');
+  // The note a save leaves floats over the page: neither its coming nor its going moves what is under it.
+  const heading = page.getByRole('heading', { level: 1 });
+  const where = await heading.boundingBox();
   await settings.getByRole('button', { name: 'Save settings' }).click();
   await expect(settings).toBeHidden();
+  const saved = page.getByRole('status').filter({ hasText: 'Settings saved.' });
+  await expect(saved).toBeVisible();
+  expect(await heading.boundingBox()).toEqual(where);
+  await expect(saved).toBeHidden({ timeout: 10_000 });
+  expect(await heading.boundingBox()).toEqual(where);
   await page.getByRole('button', { name: 'Settings' }).click();
   await expect(settings.getByRole('textbox', { name: 'Delete after (days)' })).toHaveValue('60');
   await settings.getByRole('button', { name: 'Cancel' }).click();

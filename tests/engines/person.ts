@@ -112,15 +112,6 @@ export class Person {
       .toContain(part);
   }
 
-  /** Waits until no control that matches has `part` in its text (a note that goes by itself). */
-  async expectNoText(target: Target, part: string, timeout = 30_000): Promise<void> {
-    const texts = async () => {
-      await this.withLibrary();
-      return this.page.evaluate(TEXTS, target);
-    };
-    await expect.poll(async () => (await texts()).some((t) => t.includes(part)), { timeout, message: `${describe(target)} without ${JSON.stringify(part)}` }).toBe(false);
-  }
-
   /**
    * Replaces a text field's content. Inputs are selected and typed into with the engine's real
    * keys; the code editor (CodeMirror, a contenteditable) gets the text as one insertion, as a
