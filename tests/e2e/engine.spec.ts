@@ -385,6 +385,38 @@ test('a session starts on the spare worker, which loaded Python while the page w
   expect(draws[0]).not.toBe(draws[1]);
 });
 
+test('on a slow machine (CPU 4x slower), starts that take the spare while it loads Python each hold their own session, also after a reload', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openApp(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  const first = await firstSessionId(page);
+  await page.evaluate((id) => window.pytabs!.startSession(id), first);
+  // The page has asked the spare to load Python; two sessions start before it is done: one takes it mid-load, one a worker of its own.
+  await page.waitForFunction(() => performance.getEntriesByName('pytabs:spare-boot').length > 0, null, { timeout: 60_000 });
+  const out = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const [a, b] = await Promise.all([api.createSession('A'), api.createSession('B')]);
+    const code = (name: string) => `import random\nmine = '${name}'\nseen = 'other' in globals()\nother = '${name}'\n(mine, seen, random.random())`;
+    const runs = await Promise.all([api.run(a.id, code('A')), api.run(b.id, code('B'))]);
+    const marks = (performance.getEntriesByName('pytabs:session-started') as PerformanceMark[]).map((m) => m.detail as { sessionId: string; warm: boolean });
+    return { ids: [a.id, b.id], texts: runs.map((r) => r.result?.['text/plain'] ?? `${r.status} ${r.error?.evalue}`), warm: [a.id, b.id].map((id) => marks.find((m) => m.sessionId === id)?.warm) };
+  });
+  // One of the two started on the spare's Python as it loaded, the other loaded its own.
+  expect(out.warm.sort()).toEqual([false, true]);
+  const [textA, textB] = out.texts;
+  expect(textA).toMatch(/^\('A', False, 0\.\d+\)$/);
+  expect(textB).toMatch(/^\('B', False, 0\.\d+\)$/);
+  expect(textA!.split(', ')[2]).not.toBe(textB!.split(', ')[2]);
+
+  await openApp(page, page.url());
+  const back = await page.evaluate(
+    (ids) => Promise.all(ids.map(async (id) => (await window.pytabs!.run(id, '(mine, other)')).result?.['text/plain'])),
+    out.ids,
+  );
+  expect(back).toEqual(["('A', 'A')", "('B', 'B')"]);
+});
+
 test('a spare loaded for another package index is not used: the start loads Python for its own', async ({ page }) => {
   await openApp(page);
   const first = await firstSessionId(page);
