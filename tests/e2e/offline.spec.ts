@@ -110,6 +110,18 @@ async function cutNetwork(context: BrowserContext, ...servers: { refusing: boole
   for (const server of servers) server.refusing = true;
 }
 
+/**
+ * Tells a page that navigated under the cut network, and its workers, that they are offline.
+ * Chromium 150 answers `navigator.onLine` with true in a page that reloaded or navigated under
+ * the context's offline emulation (a page opened or a worker started before that navigation is
+ * told false; 156 kept it false): setting the emulation again reaches the page and its workers.
+ */
+async function toldOffline(context: BrowserContext, page: Page): Promise<void> {
+  await context.setOffline(false);
+  await context.setOffline(true);
+  expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+}
+
 function status(page: Page, id: string): Promise<string> {
   return page.evaluate((id) => window.pytabs!.getSession(id).then((s) => s.status), id);
 }
@@ -197,6 +209,8 @@ test('a package loaded online loads offline; never loaded, offline, it fails wit
     await cutNetwork(context, host, index);
     await page.reload();
     await untilAppOpen(page);
+    // The error names the cause from what the browser says of the network: offline.
+    await toldOffline(context, page);
     const offline = await page.evaluate(async (id) => {
       const api = window.pytabs!;
       const s = await api.createSession('Offline packages');
