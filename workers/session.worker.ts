@@ -2,7 +2,7 @@ import * as Comlink from 'comlink';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
-import { isPrepareMessage, type PageSnapshot, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
+import { isPrepareMessage, type PageSnapshot, type RunEventMessage, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex, sameLockfile } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
@@ -171,7 +171,8 @@ const api: SessionWorkerApi = {
   async supplyWasm(module: WebAssembly.Module | undefined) {
     wasm.give(module);
   },
-  run: (code, onEvent, sessionVars, limits, options) => current().run(code, onEvent, sessionVars, limits, options),
+  run: (code, events, sessionVars, limits, options) =>
+    current().run(code, events === undefined ? undefined : (event) => self.postMessage({ pytabsRunEvent: { run: events, event } } satisfies RunEventMessage), sessionVars, limits, options),
   runCheck: (source, name, outputChars) => current().runCheck(source, name, outputChars),
   writeFile: (path, data) => current().writeFile(path, data),
   deleteFile: (path) => current().deleteFile(path),

@@ -182,6 +182,22 @@ export function isPrepareMessage(data: unknown): data is PrepareMessage {
   return typeof (data as PrepareMessage | null)?.pytabsPrepare?.indexURL === 'string';
 }
 
+/**
+ * One event of a run, posted by the session worker on its own channel, where Comlink's answers
+ * come too, rather than through a Comlink callback's port: Firefox ESR 140 holds a port's
+ * messages while the worker blocks in a synchronous request, so the page never heard the
+ * prompt and the input request of an input() waiting on the service worker (it waited for
+ * good). One channel also keeps a run's events before its result. `run` is the number the
+ * page gave the run (`SessionWorkerApi.run`), unique in its worker.
+ */
+export interface RunEventMessage {
+  pytabsRunEvent: { run: number; event: WorkerRunEvent };
+}
+
+export function isRunEventMessage(data: unknown): data is RunEventMessage {
+  return typeof (data as RunEventMessage | null)?.pytabsRunEvent?.run === 'number';
+}
+
 /** What the session worker exposes through Comlink. */
 export interface SessionWorkerApi {
   /**
@@ -196,10 +212,13 @@ export interface SessionWorkerApi {
   supplySnapshot(snapshot: PageSnapshot | null | undefined): Promise<void>;
   /** Pyodide's wasm as the page compiled it; undefined when it has none (the worker fetches it itself). */
   supplyWasm(module: WebAssembly.Module | undefined): Promise<void>;
-  /** Runs a cell; `limits` come with each run, so a change in Settings reaches a live session. */
+  /**
+   * Runs a cell; `limits` come with each run, so a change in Settings reaches a live session.
+   * With `events`, the run's events are posted as RunEventMessages numbered so; without, none.
+   */
   run(
     code: string,
-    onEvent: ((event: WorkerRunEvent) => void) | undefined,
+    events: number | undefined,
     sessionVars: Record<string, string>,
     limits: Limits,
     options?: RunOptions,

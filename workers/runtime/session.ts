@@ -149,9 +149,9 @@ export class WorkerSession {
     options: RunOptions = {},
   ): Promise<RunResult> {
     const t0 = performance.now();
-    // Through Comlink, onEvent is a call on its own message port, while the result goes back
-    // on the worker's: the page could see the result before the last output. Each call
-    // returns a promise; waiting for the last one before returning keeps the order.
+    // The worker posts each event on its own channel, before the result (RunEventMessage); a
+    // listener that delivers its events later returns a promise, and waiting for the last
+    // one before returning keeps them before the result.
     let delivered: unknown;
     const forward = (event: WorkerRunEvent): void => {
       delivered = onEvent?.(event);

@@ -3,7 +3,7 @@ import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
-import type { CheckOutcome, InputRequest, Limits, RunEvent, RunOptions, RunResult, SessionWorkerApi, StartProgress, StartReport, WorkerRunEvent } from '../worker-api';
+import { isRunEventMessage, type CheckOutcome, type InputRequest, type Limits, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
@@ -112,6 +112,8 @@ export class SessionHost {
   progress: StartProgress | null = null;
   /** The current run's request for a line, until the person answers it or the run ends. */
   private waiting: PendingInput | null = null;
+  /** Runs numbered so far: a run's events carry its number (RunEventMessage). */
+  private runs = 0;
 
   constructor(
     readonly sessionId: string | null,
@@ -276,9 +278,20 @@ export class SessionHost {
           this.setWaiting({ request: event.request, live, resumeClock: clock.resume });
         }
       };
-      // No listener and no person to ask, no event channel: a run's events then stay in the worker.
+      // No listener and no person to ask: a run's events then stay in the worker.
       const asks = !options.noInput && live.input.offer.kind !== 'none';
-      const result = await live.api.run(code, onEvent || asks ? Comlink.proxy(events) : undefined, sessionVars, this.env.limits(), options);
+      const run = onEvent || asks ? ++this.runs : undefined;
+      // This run's events, from its own worker, by its number (RunEventMessage: not a Comlink port).
+      const hear = ({ data }: MessageEvent) => {
+        if (isRunEventMessage(data) && data.pytabsRunEvent.run === run) events(data.pytabsRunEvent.event);
+      };
+      if (run !== undefined) live.worker.addEventListener('message', hear);
+      let result: RunResult;
+      try {
+        result = await live.api.run(code, run, sessionVars, this.env.limits(), options);
+      } finally {
+        live.worker.removeEventListener('message', hear);
+      }
       if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
         result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
       }
