@@ -193,4 +193,26 @@ describe('a stateless WorkerSession', () => {
     const keys = await db.getAllKeys('files');
     expect(keys.every((k) => (k as string[])[0] === 's1')).toBe(true);
   });
+
+  it('pickles none of its variables after a run (a graded hand-in may hold large ones); a stored session does', async () => {
+    const watched = [
+      'class Watched:',
+      '    pickled = 0',
+      '    def __reduce__(self):',
+      '        Watched.pickled += 1',
+      '        return (Watched, ())',
+      'w = Watched()',
+    ].join('\n');
+    const scratch = new WorkerSession(await loadPyodide(), null);
+    await scratch.start();
+    await scratch.run(watched, () => {}, {}, limits);
+    const r = await scratch.run('Watched.pickled', () => {}, {}, limits);
+    expect(r.result?.['text/plain']).toBe('0');
+    expect(r.notPersisted).toEqual([]);
+
+    await putSession(db, newSessionRecord('s-watched', 'Watched'));
+    const { session: stored } = await startSession('s-watched');
+    await stored.run(watched, () => {}, {}, limits);
+    expect((await stored.run('Watched.pickled', () => {}, {}, limits)).result?.['text/plain']).toBe('1');
+  });
 });

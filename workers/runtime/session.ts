@@ -225,15 +225,19 @@ export class WorkerSession {
   }
 
   private async commitRun(py: PyRunResult, result: RunResult, limits: Limits): Promise<void> {
+    if (!this.store) {
+      // A scratch session (a hand-in being graded, a stateless run) keeps nothing: no variable is
+      // pickled and no file read to be stored; the result still names the files the run changed.
+      const now = this.scan();
+      result.filesChanged = [...now].filter(([path, stamp]) => this.known.get(path) !== stamp).map(([path]) => path);
+      result.filesDeleted = [...this.known.keys()].filter((path) => !now.has(path));
+      return;
+    }
     const vars = toPlain<{ put: VariableChange[]; delete: string[] }>(this.runtime.changes(limits.variableBytes, limits.sessionBytes));
     result.notPersisted = vars.put.filter((v) => !v.persisted).map((v) => ({ name: v.name, reason: v.reason ?? '' }));
     const { files, now } = this.diffWorkspace();
     result.filesChanged = files.put.map((f) => f.path);
     result.filesDeleted = files.delete;
-    if (!this.store) {
-      this.runtime.confirm_changes();
-      return;
-    }
     if (!files.put.length && !files.delete.length && !vars.put.length && !vars.delete.length && !py.replay.length) {
       // Nothing of the user's changed: storage already holds all of it. The run's count is
       // the page's to write (src/lib/sessions/run-counts.ts), off this run's path.
