@@ -18,18 +18,26 @@ function childrenOf() {
   return children;
 }
 
+/** The browser's pid and those of every process under it, as /proc shows them now. */
+function processTree(browserPid) {
+  const children = childrenOf();
+  const tree = [];
+  for (const pending = [browserPid]; pending.length; ) {
+    const pid = pending.pop();
+    tree.push(pid);
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
 /**
  * Proportional set size (PSS) of the browser's renderer processes, in bytes. A page's
  * dedicated workers, and the wasm memory of each Pyodide, live in its renderer process; the
  * browser, GPU and network processes are left out so their fixed cost does not dilute a ratio.
  */
 export function rendererMemory(browserPid) {
-  const children = childrenOf();
-  const pending = [browserPid];
   let total = 0;
-  while (pending.length) {
-    const pid = pending.pop();
-    pending.push(...(children.get(pid) ?? []));
+  for (const pid of processTree(browserPid)) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (!cmdline.includes('--type=renderer')) continue;
@@ -47,12 +55,8 @@ export function rendererMemory(browserPid) {
  * /proc/<pid>/stat, in clock ticks of 1/100 s). A process that ended in between is not counted.
  */
 export function browserCpuSeconds(browserPid) {
-  const children = childrenOf();
-  const pending = [browserPid];
   let ticks = 0;
-  while (pending.length) {
-    const pid = pending.pop();
-    pending.push(...(children.get(pid) ?? []));
+  for (const pid of processTree(browserPid)) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
