@@ -47,6 +47,10 @@ function showsBlank(iframe: HTMLIFrameElement): boolean {
   }
 }
 
+/** How long, after each load of its frame, the client says hello until the embed answers, and how often. */
+const HELLO_FOR_MS = 5000;
+const HELLO_EVERY_MS = 250;
+
 export interface AttachOptions {
   /** Sets the iframe's height to its content's as the embed reports it (default true). */
   fitHeight?: boolean;
@@ -64,6 +68,12 @@ export class PyTabsEmbed {
   private readonly listeners = new Map<EventName, Set<(event: EmbedEvent) => void>>();
   private readonly onMessage: (event: MessageEvent) => void;
   private counter = 0;
+  /** Hellos said and not answered (`greet`). */
+  private readonly hellos = new Set<string>();
+  /** Loads of the frame seen, and the last one whose embed answered. */
+  private loads = 0;
+  private answeredLoad = 0;
+  private destroyed = false;
 
   /** Attaches to an iframe already showing an embed (its `src` names the PyTabs origin). */
   constructor(
@@ -78,6 +88,7 @@ export class PyTabsEmbed {
       readyTimeoutMs,
     );
     const opened = (id: string) => {
+      this.answeredLoad = this.loads;
       clearTimeout(timer);
       this.sessionId = id;
       settle.resolve(id);
@@ -88,6 +99,10 @@ export class PyTabsEmbed {
       const message = readEmbedMessage(event.data);
       if (!message) return;
       if (message.kind === 'reply') {
+        if (this.hellos.delete(message.requestId)) {
+          if (message.ok) opened(message.sessionId);
+          return;
+        }
         const waiting = this.pending.get(message.requestId);
         if (!waiting) return;
         this.pending.delete(message.requestId);
@@ -100,11 +115,31 @@ export class PyTabsEmbed {
       for (const listener of this.listeners.get(message.event) ?? []) listener(message);
     };
     addEventListener('message', this.onMessage);
-    // An embed that was ready before this attached says so again when asked. A frame still on
-    // about:blank (readable: it is this page's origin) has no embed yet: asking it would only
-    // log a refused postMessage; its embed says "ready" by itself once loaded.
-    if (!showsBlank(iframe)) this.call({ op: 'hello' }).then(({ sessionId }) => opened(sessionId), () => undefined);
+    // Hello on each load of the frame, and now when it already shows the embed: an embed that was
+    // ready before this attached says so again, and an embed whose browser tells it neither
+    // `ancestorOrigins` nor a referrer learns this page's origin from the hello (the browser's
+    // word, as `event.origin`). A frame still on about:blank (readable: it is this page's origin)
+    // has no embed yet: asking it would only log a refused postMessage.
+    iframe.addEventListener('load', this.greet);
+    if (!showsBlank(iframe)) this.greet();
   }
+
+  /**
+   * Says hello until the embed of this load answers: a few seconds, every quarter of one, since
+   * its script may start listening after the frame's load event.
+   */
+  private readonly greet = (): void => {
+    const load = ++this.loads;
+    const until = Date.now() + HELLO_FOR_MS;
+    const ask = () => {
+      if (this.destroyed || this.answeredLoad >= load || load !== this.loads || showsBlank(this.iframe)) return;
+      const requestId = `hello${++this.counter}`;
+      this.hellos.add(requestId);
+      this.iframe.contentWindow?.postMessage({ op: 'hello', pytabs: EMBED_PROTOCOL, kind: 'request', requestId }, this.origin);
+      if (Date.now() < until) setTimeout(ask, HELLO_EVERY_MS);
+    };
+    ask();
+  };
 
   /** Makes an embed's iframe in `container` and attaches to it. */
   static create(container: Element, source: EmbedSource, options: AttachOptions & { title?: string; height?: number } = {}): PyTabsEmbed {
@@ -153,6 +188,8 @@ export class PyTabsEmbed {
 
   /** Stops listening; calls still waiting are refused. The iframe stays. */
   destroy(): void {
+    this.destroyed = true;
+    this.iframe.removeEventListener('load', this.greet);
     removeEventListener('message', this.onMessage);
     for (const waiting of this.pending.values()) waiting.reject(new Error('The embed client was destroyed.'));
     this.pending.clear();

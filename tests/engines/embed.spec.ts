@@ -46,11 +46,6 @@ test.afterAll(async () => {
 test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload', async ({ newProfile, host, engineName }) => {
   test.skip(engineName === 'chromium', "Chromium's defaults block storage in cross-site frames: see tests/e2e/embed.spec.ts");
   const profile = await newProfile();
-  // Firefox ESR 140 (Debian's on some machines): in this suite the embeds never answer `ready`,
-  // while a script driving the same build, hosts and page through the same launcher gets both
-  // cells ready and a run back (2026-11-27); the cause is not found yet (README, "Embed in a page").
-  const esr = /^firefox\/(\d+)/.exec(profile.version ?? '');
-  test.skip(esr !== null && Number(esr[1]) < 153, `embeds are not checked in ${profile.version} here yet: see README`);
   const page = await profile.newPage();
   const url = `${pageOrigin}/embed/example.html?app=${encodeURIComponent(host.url)}`;
   await page.goto(url);

@@ -9,6 +9,7 @@ import {
   embedPage,
   isEmbedSession,
   openEmbedSession,
+  parentHelloOrigin,
   parseOrigins,
   readEmbed,
   readRequest,
@@ -60,6 +61,23 @@ describe("an embed's session", () => {
     expect(embedPage({ ...framed, ancestorOrigins: [] }, '')).toEqual({ origin: 'https://evil.example', key: 'https://evil.example' });
     expect(embedPage({ ...framed, ancestorOrigins: undefined, referrer: '' }, '').origin).toBeNull();
     expect(embedPage({ ...framed, top: true }, '').origin).toBe('https://pytabs.example');
+    // The page's hello counts only where the browser told neither of the others.
+    expect(embedPage({ ...framed, ancestorOrigins: undefined, referrer: '', helloOrigin: 'https://course.example' }, '/w1').key).toBe('https://course.example/w1');
+    expect(embedPage({ ...framed, helloOrigin: 'https://other.example' }, '').origin).toBe('https://course.example');
+  });
+
+  it("learns its page's origin from the page's hello, from the parent window only", async () => {
+    const self = new EventTarget() as unknown as Window;
+    const parent = { postMessage: () => undefined } as unknown as Window;
+    const say = (data: unknown, source: unknown, origin: string) => self.dispatchEvent(Object.assign(new Event('message'), { data, source, origin }));
+    const hello = { pytabs: 'embed', kind: 'request', requestId: 'hello1', op: 'hello' };
+    const heard = parentHelloOrigin(self, parent, 1000);
+    say(hello, {}, 'https://evil.example');
+    say({ ...hello, op: 'listVariables' }, parent, 'https://other.example');
+    say({ ...hello, requestId: '' }, parent, 'https://other.example');
+    say(hello, parent, 'https://course.example');
+    await expect(heard).resolves.toBe('https://course.example');
+    await expect(parentHelloOrigin(self, parent, 20)).resolves.toBeNull();
   });
 
   it('is one per page and id, found again, marked, and Reset to the author version', async () => {

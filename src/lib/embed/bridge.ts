@@ -23,6 +23,30 @@ export interface BridgeTarget {
 const encoder = new TextEncoder();
 
 /**
+ * The page's origin as the browser reports it on the page's own hello (`event.origin` of a
+ * message from the parent window), for a frame told neither `ancestorOrigins` nor a referrer:
+ * Firefox before it had `ancestorOrigins`, when the app's service worker serves the frame (ESR
+ * 140 then gives an empty referrer), or a page whose Referrer-Policy is no-referrer. The embed
+ * client says hello on each load of its frame. Null when no hello comes within `waitMs`.
+ */
+export function parentHelloOrigin(self: BridgeTarget['self'], parent: BridgeTarget['parent'], waitMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const done = (origin: string | null) => {
+      clearTimeout(timer);
+      self.removeEventListener('message', listener);
+      resolve(origin);
+    };
+    const listener = (event: Event) => {
+      const { source, origin, data } = event as MessageEvent;
+      const read = source === parent ? readRequest(data) : null;
+      if (read && 'request' in read && read.request.op === 'hello' && origin !== 'null') done(origin);
+    };
+    const timer = setTimeout(() => done(null), waitMs);
+    self.addEventListener('message', listener);
+  });
+}
+
+/**
  * The embed's side of the postMessage API. It is open only when the page's origin is allowed
  * (origins.ts); otherwise it neither listens nor posts, so such a page learns nothing, not even
  * that an embed is there. Open, it takes messages only from `parent` and that origin, checks

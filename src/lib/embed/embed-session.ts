@@ -22,6 +22,8 @@ export interface FrameFacts {
   /** `location.ancestorOrigins` (Chromium, WebKit); Firefox has none. */
   ancestorOrigins?: ArrayLike<string>;
   referrer: string;
+  /** The origin of the page's hello (bridge.ts, parentHelloOrigin), where neither of the others told it. */
+  helloOrigin?: string | null;
 }
 
 function originOf(url: string): string | null {
@@ -35,11 +37,14 @@ function originOf(url: string): string | null {
 
 /**
  * The embedding page: its origin from `ancestorOrigins` where the browser has it, else from the
- * referrer (origin only: a cross-site referrer carries no more by default); `path` is the one
- * the page gave. The origin comes from the browser, so a page can name paths only of its own.
+ * referrer (origin only: a cross-site referrer carries no more by default), else from the page's
+ * hello; `path` is the one the page gave. Each origin comes from the browser, so a page can name
+ * paths only of its own.
  */
 export function embedPage(frame: FrameFacts, path: string): EmbedPage {
-  const origin = frame.top ? frame.selfOrigin : ((frame.ancestorOrigins?.length ? originOf(frame.ancestorOrigins[0]) : null) ?? originOf(frame.referrer));
+  const origin = frame.top
+    ? frame.selfOrigin
+    : ((frame.ancestorOrigins?.length ? originOf(frame.ancestorOrigins[0]) : null) ?? originOf(frame.referrer) ?? originOf(frame.helloOrigin ?? ''));
   return { origin, key: `${origin ?? 'unknown page'}${path}` };
 }
 

@@ -1,10 +1,13 @@
 import { mount } from 'svelte';
 import { SessionManager } from '../../lib';
-import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, readEmbed, type OpenedEmbed } from '../../lib/embed';
+import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, parentHelloOrigin, readEmbed, type OpenedEmbed } from '../../lib/embed';
 import { SHARE_ROUTE } from '../../lib/portability/share-link';
 import { endWithPage } from '../../lib/sessions/page-life';
 import Embed from './Embed.svelte';
 import { EmbedView } from './embed-view.svelte';
+
+/** How long a frame the browser does not tell its page's origin waits for the page's hello (the client says it on each load). */
+const HELLO_WAIT_MS = 3000;
 
 function showAlert(target: HTMLElement, text: string): void {
   const p = document.createElement('p');
@@ -45,6 +48,9 @@ function showStorageBlocked(target: HTMLElement, reason: string, appUrl: string)
  * `onManager` hears the manager once storage is open (the service worker's side attaches to it).
  */
 export async function startEmbed(target: HTMLElement, onManager: (manager: SessionManager) => void): Promise<void> {
+  const framed = window.parent !== window;
+  // Heard from the start: the page's hello may come while the fragment is read.
+  const hello = framed ? parentHelloOrigin(window, window.parent, HELLO_WAIT_MS) : Promise.resolve(null);
   let opened: OpenedEmbed;
   try {
     opened = await readEmbed(location.hash);
@@ -54,11 +60,9 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
   }
   if (opened.options.theme !== 'auto') document.documentElement.dataset.theme = opened.options.theme;
   const appUrl = location.href.replace(/#.*$/, '');
-  const framed = window.parent !== window;
-  const page = embedPage(
-    { top: !framed, selfOrigin: location.origin, ancestorOrigins: location.ancestorOrigins, referrer: document.referrer },
-    opened.options.page,
-  );
+  const facts = { top: !framed, selfOrigin: location.origin, ancestorOrigins: location.ancestorOrigins, referrer: document.referrer };
+  let page = embedPage(facts, opened.options.page);
+  if (page.origin === null && framed) page = embedPage({ ...facts, helloOrigin: await hello }, opened.options.page);
   let manager: SessionManager;
   try {
     manager = await SessionManager.open();
