@@ -101,6 +101,18 @@ describe('memory snapshot', () => {
     expect((await restored.run('items', () => {}, {}, limits)).result?.['text/plain']).toBe('[1, 2]');
   });
 
+  it('holds the runtime\'s stdin and spreadsheet modules compiled, and its spreadsheets work once the bridge is registered', async () => {
+    serveFiles({ [snapshotPath]: packed });
+    const { pyodide, snapshot: used } = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+    expect(used).toBe('used');
+    const modules = pyodide.pyimport('sys').modules;
+    expect(['pytabs.stdin', 'pytabs.spreadsheets', 'pytabs_sheetjs'].map((name) => modules.has(name))).toEqual([true, true, false]);
+    const session = new WorkerSession(pyodide, null);
+    const r = await session.run("write_excel('t.xlsx', [{'n': 1}, {'n': 2}])\nsum(r['n'] for r in read_excel('t.xlsx', 0))", () => {}, {}, limits);
+    expect(r.error).toBeUndefined();
+    expect(r.result?.['text/plain']).toBe('3');
+  });
+
   it('uses the copy the page hands over, packed as the page holds it or not, but only if it is the snapshot of this runtime', async () => {
     serveFiles({});
     const file = await snapshotFileName(RUNTIME_SOURCES);

@@ -25,14 +25,20 @@ from typing import Any
 
 from pyodide.ffi import JsException, to_js
 
-import pytabs_sheetjs
-
 Cell = None | bool | int | float | str | datetime.datetime
 Rows = list[list[Cell]]
 
 
 class SpreadsheetError(ValueError):
     """A workbook could not be read or written; the message names the file and the cause."""
+
+
+def _sheetjs() -> Any:
+    """The worker's SheetJS bridge, imported when first used: this module is in the start
+    snapshot, which may hold no JS object, and the bridge is registered after the restore."""
+    import pytabs_sheetjs
+
+    return pytabs_sheetjs
 
 
 def _date_hook(obj: dict[str, Any]) -> Any:
@@ -44,7 +50,7 @@ def _date_hook(obj: dict[str, Any]) -> Any:
 def load_workbook(data: bytes, name: str) -> dict[str, Rows]:
     """Every sheet of a workbook, in order: its used range as rows of cell values."""
     try:
-        text = pytabs_sheetjs.read_workbook(to_js(data), name)
+        text = _sheetjs().read_workbook(to_js(data), name)
     except JsException as e:
         raise SpreadsheetError(f'Cannot read {name!r}: {e.message}') from None
     return {sheet['name']: sheet['rows'] for sheet in json.loads(text, object_hook=_date_hook)}
@@ -145,7 +151,7 @@ def save_workbook(path: str, sheets: Mapping[str, list[list[Any]]]) -> None:
         raise SpreadsheetError(f'Cannot write {path!r}: use a .xlsx, .ods or .csv file name')
     payload = [{'name': str(title), 'rows': [[_to_json_cell(v) for v in row] for row in rows]} for title, rows in sheets.items()]
     try:
-        data = pytabs_sheetjs.write_workbook(json.dumps(payload, allow_nan=False), ext[1:]).to_bytes()
+        data = _sheetjs().write_workbook(json.dumps(payload, allow_nan=False), ext[1:]).to_bytes()
     except JsException as e:
         raise SpreadsheetError(f'Cannot write {path!r}: {e.message}') from None
     with open(path, 'wb') as f:
