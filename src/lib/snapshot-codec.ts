@@ -38,7 +38,9 @@ export function packSnapshot(raw: Uint8Array): Uint8Array<ArrayBuffer> {
 /** The snapshot's bytes from the downloaded file; bytes that are not a packed file pass as they are. */
 export function unpackSnapshot(bytes: Uint8Array): Uint8Array {
   const layout = packedLayout(bytes);
-  if (!layout) return bytes;
+  // Unpacked already: as is, or out of shared memory (the page's one copy for all its
+  // workers, snapshot-share.ts), which Pyodide's restore cannot decode from.
+  if (!layout) return bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
   const raw = new Uint8Array(layout.length);
   for (const { from, to, size } of layout.pages) raw.set(bytes.subarray(from, from + size), to);
   return raw;

@@ -10,6 +10,7 @@ import { WorkerSession } from '../../workers/runtime/session';
 import { SessionStore } from '../../src/lib/storage/session-store';
 import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
 import { interceptLoad } from '../../workers/runtime/load-fetches';
+import { snapshotForWorker } from '../../src/lib/sessions/snapshot-share';
 import { checkPackedSnapshot, packSnapshot, unpackSnapshot } from '../../src/lib/snapshot-codec';
 
 // Guards Pyodide's private snapshot API (_makeSnapshot, makeMemorySnapshot, _loadSnapshot):
@@ -22,6 +23,11 @@ let snapshot: Uint8Array;
 let packed: Uint8Array;
 let snapshotPath: string;
 let db: PyTabsDB;
+
+/** Byte-for-byte equality, without a deep comparison's per-element work on 15-30 MB. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+}
 
 /** Serves `files` (path → bytes) to the fetch of loadSessionPyodide; anything else is a 404. */
 function serveFiles(files: Record<string, Uint8Array>): void {
@@ -123,6 +129,33 @@ describe('memory snapshot', () => {
     expect(givenPacked.pyodide.runPython("__import__('sys').modules['pytabs.runtime'].__name__")).toBe('pytabs.runtime');
     const stale = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, { file: 'snapshot-0000.bin', bytes: snapshot });
     expect(stale.snapshot).toBe('none');
+  });
+
+  it("restores from the page's one shared copy, packed or not, and leaves the page's bytes as they were", async () => {
+    serveFiles({});
+    const file = await snapshotFileName(RUNTIME_SOURCES);
+    for (const bytes of [packed, snapshot]) {
+      const page = { file, bytes: bytes.slice() };
+      const first = snapshotForWorker(page);
+      expect(first.snapshot.bytes.buffer instanceof SharedArrayBuffer).toBe(true);
+      expect(first.transfer).toHaveLength(0);
+      // The next worker reads the same shared bytes: the page copied them once.
+      expect(snapshotForWorker(page).snapshot.bytes === first.snapshot.bytes).toBe(true);
+      const loaded = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES, first.snapshot);
+      expect(loaded.snapshot).toBe('used');
+      expect(loaded.pyodide.runPython('6 * 7')).toBe(42);
+      expect(sameBytes(first.snapshot.bytes, bytes)).toBe(true);
+      expect(sameBytes(page.bytes, bytes)).toBe(true);
+    }
+  });
+
+  it('hands each worker a transferable copy where the page cannot share memory', () => {
+    vi.stubGlobal('SharedArrayBuffer', undefined);
+    const page = { file: 'snapshot-x.bin', bytes: packed.slice() };
+    const { snapshot: handed, transfer } = snapshotForWorker(page);
+    // Identity and bytes checked by hand: a matcher's deep walk of 15 MB runs out of memory.
+    expect(handed.bytes !== page.bytes && sameBytes(handed.bytes, page.bytes)).toBe(true);
+    expect(transfer.length === 1 && transfer[0] === handed.bytes.buffer).toBe(true);
   });
 
   it('waits for a snapshot still on its way, and looks for it itself when the page has none', async () => {

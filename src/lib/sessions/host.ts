@@ -6,6 +6,7 @@ import type { InputAnswer } from '../stdin-protocol';
 import { isRunEventMessage, type CheckOutcome, type InputRequest, type Limits, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
+import { snapshotForWorker } from './snapshot-share';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
 import { within } from '../timing';
 
@@ -210,7 +211,7 @@ export class SessionHost {
     // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
     // terminated worker's proxy refuses them.
     const watch = (download: FetchProgress) => progress(fetchStep(download));
-    if (!hasSnapshot) handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot && transferredCopy(snapshot)));
+    if (!hasSnapshot) handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot && handedSnapshot(snapshot)));
     if (!hasWasm) handOver(this.env.wasm?.(watch), (module) => api.supplyWasm(module));
     return started;
   }
@@ -523,15 +524,10 @@ function runClock(limitMs: number, expire: () => void): RunClock {
   return { pause, resume };
 }
 
-/**
- * A copy of the page's snapshot for one worker, transferred, not cloned: the page keeps its
- * own for the next start, and copies 15 MB in one go instead of serializing them into the
- * message (in WebKitGTK that held the page's thread 0.2-0.35 s of each start, and the
- * worker had it 0.4-0.6 s after the start began).
- */
-function transferredCopy(snapshot: PageSnapshot): PageSnapshot {
-  const bytes = snapshot.bytes.slice();
-  return Comlink.transfer({ file: snapshot.file, bytes }, [bytes.buffer]);
+/** The page's snapshot as the worker's supplySnapshot gets it: shared, or a transferred copy (snapshot-share.ts). */
+function handedSnapshot(page: PageSnapshot): PageSnapshot {
+  const { snapshot, transfer } = snapshotForWorker(page);
+  return transfer.length ? Comlink.transfer(snapshot, transfer) : snapshot;
 }
 
 /** Sends what the page has (undefined if it has nothing, or getting it failed) once it is there. */

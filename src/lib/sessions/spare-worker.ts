@@ -1,6 +1,7 @@
 import type { PageSnapshot, PrepareMessage } from '../worker-api';
 import { sleep } from '../timing';
 import { whenIdle } from './idle';
+import { snapshotForWorker } from './snapshot-share';
 
 /**
  * One session worker whose script has loaded but that serves no session yet. A session
@@ -69,9 +70,9 @@ function create(): Worker {
  * one is waiting already; then sends it the page's compiled `wasm` once there is one, so a
  * start that takes it need not wait for that message: in WebKitGTK a module sent with the
  * start reached the worker 0.1-0.9 s after it (the most right after another session's
- * start), and the restore waited for it. It also gets its own copy of the page's start
- * `snapshot`, made when the page is idle: copying 15 MB held the page's thread 50-200 ms a
- * start on this machine, on the start's path. With both, it loads Python, for the package
+ * start), and the restore waited for it. It also gets the page's start `snapshot`
+ * (snapshot-share.ts), when the page is idle: without shared memory that copies 15 MB, which
+ * held the page's thread 50-200 ms a start on this machine, on the start's path. With both, it loads Python, for the package
  * index `packageIndexURL` names then, BOOT_AFTER_MS later when the page is idle.
  */
 export function prepareSpareWorker(
@@ -103,8 +104,8 @@ export function prepareSpareWorker(
           () => {
             // Taken meanwhile: its start is handed a copy as any other.
             if (!found || spare !== entry) return;
-            const bytes = found.bytes.slice();
-            entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: { file: found.file, bytes } } } satisfies PrepareMessage, [bytes.buffer]);
+            const { snapshot: handed, transfer } = snapshotForWorker(found);
+            entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: handed } } satisfies PrepareMessage, transfer);
             entry.hasSnapshot = true;
           },
           { within: 1000, otherwise: 50 },
