@@ -228,9 +228,9 @@ export class WorkerSession {
     if (!this.store) {
       // A scratch session (a hand-in being graded, a stateless run) keeps nothing: no variable is
       // pickled and no file read to be stored; the result still names the files the run changed.
-      const now = this.scan();
-      result.filesChanged = [...now].filter(([path, stamp]) => this.known.get(path) !== stamp).map(([path]) => path);
-      result.filesDeleted = [...this.known.keys()].filter((path) => !now.has(path));
+      const { changed, deleted } = this.changedPaths(this.scan());
+      result.filesChanged = changed;
+      result.filesDeleted = deleted;
       return;
     }
     const vars = toPlain<{ put: VariableChange[]; delete: string[] }>(this.runtime.changes(limits.variableBytes, limits.sessionBytes));
@@ -270,13 +270,17 @@ export class WorkerSession {
   /** Files created, changed or removed in the workspace since the last commit, and the scan that found them. */
   private diffWorkspace(): { files: Required<NonNullable<SessionChange['files']>>; now: Map<string, string> } {
     const now = this.scan();
-    const put: { path: string; data: Uint8Array; modifiedAt: number }[] = [];
-    for (const [path, stamp] of now) {
-      if (this.known.get(path) === stamp) continue;
-      put.push({ path, data: this.pyodide.FS.readFile(`${WORKSPACE}/${path}`), modifiedAt: Date.now() });
-    }
-    const del = [...this.known.keys()].filter((p) => !now.has(p));
-    return { files: { put, delete: del }, now };
+    const { changed, deleted } = this.changedPaths(now);
+    const put = changed.map((path) => ({ path, data: this.pyodide.FS.readFile(`${WORKSPACE}/${path}`), modifiedAt: Date.now() }));
+    return { files: { put, delete: deleted }, now };
+  }
+
+  /** The paths a scan finds created or changed since the last commit, and those it no longer finds. */
+  private changedPaths(now: Map<string, string>): { changed: string[]; deleted: string[] } {
+    return {
+      changed: [...now].filter(([path, stamp]) => this.known.get(path) !== stamp).map(([path]) => path),
+      deleted: [...this.known.keys()].filter((path) => !now.has(path)),
+    };
   }
 
   private scan(): Map<string, string> {
