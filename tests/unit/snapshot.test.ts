@@ -149,6 +149,35 @@ describe('memory snapshot', () => {
     }
   });
 
+  it('compiles each of the small modules Emscripten wraps JS functions in once per load, and puts WebAssembly.Module back', async () => {
+    serveFiles({ [snapshotPath]: packed });
+    const original = WebAssembly.Module;
+    const small: string[] = [];
+    const counting = new Proxy(original, {
+      construct(target, args: [BufferSource], newTarget) {
+        const source = args[0];
+        const bytes = ArrayBuffer.isView(source) ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength) : new Uint8Array(source);
+        if (bytes.byteLength <= 1024) small.push(bytes.join());
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    WebAssembly.Module = counting;
+    try {
+      const { pyodide, snapshot: used } = await loadSessionPyodide({ indexURL }, RUNTIME_SOURCES);
+      expect(used).toBe('used');
+      expect(WebAssembly.Module).toBe(counting);
+      // Compiled once each: as many compiles as distinct modules (Pyodide 314 wraps 260 functions in 29).
+      expect(small.length).toBeGreaterThan(0);
+      expect(small.length).toBe(new Set(small).size);
+      // The shared modules work: JS functions called from Python, through the table.
+      const session = new WorkerSession(pyodide, null);
+      const r = await session.run("import json, datetime\nprint(json.dumps([1, 2]))\ndatetime.date(2026, 11, 27).isoformat()", () => {}, {}, limits);
+      expect(r.result?.['text/plain']).toBe("'2026-11-27'");
+    } finally {
+      WebAssembly.Module = original;
+    }
+  });
+
   it('hands each worker a transferable copy where the page cannot share memory', () => {
     vi.stubGlobal('SharedArrayBuffer', undefined);
     const page = { file: 'snapshot-x.bin', bytes: packed.slice() };

@@ -2,6 +2,7 @@ import { loadPyodide, version, type PyodideInterface } from 'pyodide';
 import { unpackSnapshot } from '../../src/lib/snapshot-codec.ts';
 import type { FetchProgress } from '../../src/lib/fetch-progress.ts';
 import { interceptLoad } from './load-fetches.ts';
+import { compileSmallModulesOnce } from './wasm-trampolines.ts';
 import type { CreatePyodideModule } from './pyodide-script.ts';
 import type { PageSnapshot } from '../../src/lib/worker-api';
 
@@ -143,12 +144,14 @@ export async function loadSessionPyodide(
   { compiled, onFetch, script, onInstantiated }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
   const fetches = interceptLoad(config.indexURL, { compiled, onFetch, onInstantiated });
+  const restoreModule = compileSmallModulesOnce();
   // Pyodide asks for the factory only once it has the snapshot: the import is under way by then.
   const withScript: LoadConfig = script ? { ...config, createPyodideModule: async (settings) => (await script)(settings) } : config;
   try {
     return { ...(await loadWithSnapshot(withScript, sources, given)), wasm: fetches.wasmUsed() ? 'page' : 'fetched' };
   } finally {
     fetches.restore();
+    restoreModule();
   }
 }
 
