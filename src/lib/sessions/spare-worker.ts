@@ -72,8 +72,9 @@ function create(): Worker {
  * start reached the worker 0.1-0.9 s after it (the most right after another session's
  * start), and the restore waited for it. It also gets the page's start `snapshot`
  * (snapshot-share.ts), when the page is idle: without shared memory that copies 15 MB, which
- * held the page's thread 50-200 ms a start on this machine, on the start's path. With both, it loads Python, for the package
- * index `packageIndexURL` names then, BOOT_AFTER_MS later when the page is idle.
+ * held the page's thread 50-200 ms a start on this machine, on the start's path. With both,
+ * it loads Python, for the package index `packageIndexURL` names then, BOOT_AFTER_MS later
+ * when the page is idle.
  */
 export function prepareSpareWorker(
   indexURL: string,
@@ -102,7 +103,7 @@ export function prepareSpareWorker(
       .then((found) =>
         whenIdle(
           () => {
-            // Taken meanwhile: its start is handed a copy as any other.
+            // Taken meanwhile: its start is handed the snapshot as any other.
             if (!found || spare !== entry) return;
             const { snapshot: handed, transfer } = snapshotForWorker(found);
             entry.worker.postMessage({ pytabsPrepare: { indexURL, snapshot: handed } } satisfies PrepareMessage, transfer);
