@@ -22,7 +22,7 @@ async function openCache(): Promise<Cache | undefined> {
 }
 
 /**
- * The kept snapshot of this runtime as it is kept (packed: each worker unpacks its own copy);
+ * The kept snapshot of this runtime as it is kept (packed, as workers read it);
  * undefined when there is none (or it is unreadable, and then it is dropped).
  */
 export async function readLocalSnapshot(indexURL: string, file: string): Promise<Uint8Array<ArrayBuffer> | undefined> {

@@ -2,9 +2,10 @@
 //
 // Half of a booted Pyodide's 31 MB of memory is pages of zeros, so the file leaves them out:
 // "PTZ1", the page size and the full length (u32, little-endian), a bitmap of the pages
-// present, then those pages. Hand-written because unpacking must cost next to nothing on
-// every page load: gzip would halve the file again, but inflating 31 MB took ~200 ms in
-// Chromium here, where filling in the zeros is one allocation and a copy per page.
+// present, then those pages. Hand-written because reading it must cost next to nothing on
+// every start: gzip would halve the file again, but inflating 31 MB took ~200 ms in
+// Chromium here, where a worker copies the kept pages straight into Python's memory and
+// fills the rest with zeros.
 
 const MAGIC = [0x50, 0x54, 0x5a, 0x31];
 const PAGE = 4096;
@@ -35,18 +36,58 @@ export function packSnapshot(raw: Uint8Array): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** The snapshot's bytes from the downloaded file; bytes that are not a packed file pass as they are. */
-export function unpackSnapshot(bytes: Uint8Array): Uint8Array {
-  const layout = packedLayout(bytes);
-  // Unpacked already: as is, or out of shared memory (the page's one copy for all its
-  // workers, snapshot-share.ts), which Pyodide's restore cannot decode from.
-  if (!layout) return bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
-  const raw = new Uint8Array(layout.length);
-  for (const { from, to, size } of layout.pages) raw.set(bytes.subarray(from, from + size), to);
-  return raw;
+/**
+ * A snapshot read in ranges, packed or not and in shared memory or not, so a worker can copy
+ * it straight into the interpreter's memory (workers/runtime/snapshot.ts) instead of
+ * unpacking all 31 MB into an array first and copying that again.
+ */
+export interface SnapshotImage {
+  /** The snapshot's full length, as unpacked. */
+  readonly length: number;
+  /** Bytes [start, end) of the snapshot, in an array of their own. */
+  slice(start: number, end: number): Uint8Array<ArrayBuffer>;
+  /** Writes bytes [start, length) of the snapshot into `target` from its index 0, its pages of zeros as zeros. */
+  copyTo(target: Uint8Array, start: number): void;
 }
 
-/** Throws as unpackSnapshot would on a packed file that is cut short or has extra bytes, without unpacking it. */
+/** The snapshot in `bytes` (a packed file or the snapshot itself); throws on a packed file that is cut short or has extra bytes. */
+export function snapshotImage(bytes: Uint8Array): SnapshotImage {
+  const layout = packedLayout(bytes);
+  if (!layout) {
+    return {
+      length: bytes.length,
+      slice: (start, end) => bytes.slice(start, end) as Uint8Array<ArrayBuffer>,
+      copyTo: (target, start) => target.set(bytes.subarray(start)),
+    };
+  }
+  const { length, pages } = layout;
+  return {
+    length,
+    slice(start, end) {
+      const out = new Uint8Array(Math.max(0, end - start));
+      for (const { from, to, size } of pages) {
+        const lo = Math.max(to, start);
+        const hi = Math.min(to + size, end);
+        if (lo < hi) out.set(bytes.subarray(from + lo - to, from + hi - to), lo - start);
+      }
+      return out;
+    },
+    copyTo(target, start) {
+      // The target may hold anything: the gaps between kept pages are written as zeros.
+      let at = start;
+      for (const { from, to, size } of pages) {
+        if (to + size <= start) continue;
+        if (to > at) target.fill(0, at - start, to - start);
+        const lo = Math.max(to, start);
+        target.set(bytes.subarray(from + lo - to, from + size), lo - start);
+        at = to + size;
+      }
+      if (at < length) target.fill(0, at - start, length - start);
+    },
+  };
+}
+
+/** Throws as snapshotImage would on a packed file that is cut short or has extra bytes, without reading its pages. */
 export function checkPackedSnapshot(bytes: Uint8Array): void {
   packedLayout(bytes);
 }

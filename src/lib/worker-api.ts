@@ -17,7 +17,7 @@ export interface Limits {
 export interface PageSnapshot {
   /** Its file name beside the core; the worker checks it names the snapshot of its own runtime. */
   file: string;
-  /** Packed as the build's file is (snapshot-codec), or already unpacked; the worker unpacks it. */
+  /** Packed as the build's file is (snapshot-codec), or already unpacked, either in shared memory or not. */
   bytes: Uint8Array;
 }
 

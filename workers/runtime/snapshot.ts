@@ -1,5 +1,5 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
-import { unpackSnapshot } from '../../src/lib/snapshot-codec.ts';
+import { snapshotImage, type SnapshotImage } from '../../src/lib/snapshot-codec.ts';
 import type { FetchProgress } from '../../src/lib/fetch-progress.ts';
 import { interceptLoad } from './load-fetches.ts';
 import { compileSmallModulesOnce } from './wasm-trampolines.ts';
@@ -99,11 +99,11 @@ export interface LoadedPyodide {
   wasm: 'page' | 'fetched';
 }
 
-async function fetchSnapshot(url: string): Promise<Uint8Array | null> {
+async function fetchSnapshot(url: string): Promise<SnapshotImage | null> {
   const response = await fetch(url);
   // A server without the file may answer with its HTML fallback page instead of a 404.
   if (!response.ok || response.headers.get('Content-Type')?.startsWith('text/html')) return null;
-  return unpackSnapshot(new Uint8Array(await response.arrayBuffer()));
+  return snapshotImage(new Uint8Array(await response.arrayBuffer()));
 }
 
 const PENDING = Symbol('pending');
@@ -163,24 +163,25 @@ async function loadWithSnapshot(
   // A page that already chose a plain boot: no snapshot attempt, whose downloads the plain
   // load would then ask for again.
   if ((await settledValue(given)) === null) return { pyodide: await loadPyodide(config), snapshot: 'none' };
-  const bytes = (async (): Promise<Uint8Array> => {
-    let found: Uint8Array | null = null;
+  const image = (async (): Promise<SnapshotImage> => {
+    let found: SnapshotImage | null = null;
     try {
       const [file, handed] = await Promise.all([snapshotFileName(sources), given]);
       // null: the page chose a plain boot, as fetching the build's snapshot would not pay on its link.
       // indexURL ends with '/' (a URL in the browser, a directory in Node).
-      if (handed !== null) found = handed?.file === file ? unpackSnapshot(handed.bytes) : await fetchSnapshot(`${config.indexURL}${file}`);
+      if (handed !== null) found = handed?.file === file ? snapshotImage(handed.bytes) : await fetchSnapshot(`${config.indexURL}${file}`);
     } catch {
       // Offline without it in the cache, or no snapshot served: the plain load needs neither.
     }
     if (!found) throw new NoSnapshot();
     return found;
   })();
+  const restore = restoreInPlace(image, config);
   // Pyodide awaits it only after loading its script: until then a missing snapshot would be
   // reported as an unhandled rejection (the worker's error event), though the load handles it.
-  bytes.catch(() => undefined);
+  restore.head.catch(() => undefined);
   try {
-    const pyodide = await loadPyodide({ ...config, _loadSnapshot: bytes });
+    const pyodide = await loadPyodide({ ...config, createPyodideModule: restore.createPyodideModule, _loadSnapshot: restore.head });
     releaseSnapshotBytes(pyodide);
     afterRestore(pyodide);
     return { pyodide, snapshot: 'used' };
@@ -190,11 +191,65 @@ async function loadWithSnapshot(
   }
 }
 
+/** What of Pyodide's module the restore reaches: its private API's restore and its heap. */
+interface RestoringModule {
+  API: { restoreSnapshot: (bytes: Uint8Array) => unknown };
+  HEAPU8: Uint8Array;
+}
+
+/**
+ * What loadPyodide is given to restore `image` straight into the interpreter's memory. Pyodide
+ * (314) restores a snapshot by checking its header, reading the JSON metadata after it, and
+ * copying everything from the memory offset the header names into its heap
+ * (`API.restoreSnapshot`, private). It is handed the header alone, so that copy is empty, and
+ * the module factory then copies the memory from the image itself: the page's packed (or
+ * shared) bytes reach the heap in one copy, where unpacking them first made a 31 MB array per
+ * worker and copied it again (20-40 ms of each start's CPU, and the garbage). Should Pyodide
+ * restore another way, the snapshot fails its checks (tests/unit/snapshot.test.ts) and the
+ * load falls back to a plain one.
+ */
+function restoreInPlace(
+  image: Promise<SnapshotImage>,
+  config: LoadConfig,
+): { head: Promise<Uint8Array>; createPyodideModule: CreatePyodideModule } {
+  const head = image.then((found) => {
+    // Pyodide's header: magic, the memory's offset, the metadata's length (u32 each), its build id.
+    const offset = new DataView(found.slice(4, 8).buffer).getUint32(0, true);
+    if (offset < 16 || offset > found.length) throw new Error('The memory snapshot has no valid header.');
+    return found.slice(0, offset);
+  });
+  const factory: CreatePyodideModule =
+    config.createPyodideModule ?? (async (settings) => ((await import(/* @vite-ignore */ `${config.indexURL}pyodide.asm.mjs`)) as { default: CreatePyodideModule }).default(settings));
+  // Pyodide keeps its load options, this factory among them, for the interpreter's lifetime:
+  // the factory lets go of the image once it is asked for the module.
+  let pending: Promise<SnapshotImage> | null = image;
+  return {
+    head,
+    async createPyodideModule(settings) {
+      // Pyodide awaited the header before it asks for the module, and sized the memory by it.
+      const [found, header] = await Promise.all([pending ?? Promise.reject(new Error('The snapshot was restored already.')), head]);
+      pending = null;
+      (settings as { INITIAL_MEMORY?: number }).INITIAL_MEMORY = found.length;
+      const module = (await factory(settings)) as unknown as RestoringModule;
+      const { API: api } = module;
+      const restore = api.restoreSnapshot;
+      api.restoreSnapshot = (bytes) => {
+        api.restoreSnapshot = restore;
+        const metadata = restore(bytes);
+        if (bytes !== header) throw new Error('Pyodide restored a snapshot it was not handed.');
+        found.copyTo(module.HEAPU8, header.length);
+        return metadata;
+      };
+      return module as unknown as Awaited<ReturnType<CreatePyodideModule>>;
+    },
+  };
+}
+
 /**
  * Pyodide keeps its load options for the interpreter's lifetime (`_api.config`, private),
- * and with them the snapshot it restored from: 31 MB per worker, 40% of a session's memory,
- * that the heap no longer needs once its contents were copied in. A test notices if the
- * options move.
+ * and with them the snapshot it restored from: here only its header (restoreInPlace), but a
+ * whole one is 31 MB per worker, 40% of a session's memory, that the heap no longer needs once
+ * its contents were copied in. A test notices if the options move.
  */
 function releaseSnapshotBytes(pyodide: PyodideInterface): void {
   const api = (pyodide as unknown as { _api?: { config?: { _loadSnapshot?: unknown } } })._api;

@@ -208,7 +208,7 @@ export class SessionHost {
     // A start that failed may have failed before its storage opened: that worker is asked to let go.
     started.then(() => (live.startAnswered = true), () => undefined);
     // Sent after the start, so the worker fetches Python's other files while the page still
-    // fetches the snapshot and compiles the wasm (a first visit) or unpacks the snapshot; a
+    // fetches the snapshot and compiles the wasm (a first visit) or shares the snapshot; a
     // terminated worker's proxy refuses them.
     const watch = (download: FetchProgress) => progress(fetchStep(download));
     if (!hasSnapshot) handOver(this.env.snapshot?.(watch), (snapshot) => api.supplySnapshot(snapshot && handedSnapshot(snapshot)));

@@ -6,8 +6,7 @@ const sharedCopies = new WeakMap<Uint8Array, Uint8Array>();
 
 /**
  * The page's start snapshot as one worker gets it. With shared memory (a cross-origin isolated
- * page) every worker reads one shared copy and unpacks it into memory of its own, as it would a
- * copy: the page's thread copies the 15 MB once instead of at each start (about 30 ms of it per
+ * page) every worker reads one shared copy into Python's memory, as it would a copy of its own: the page's thread copies the 15 MB once instead of at each start (about 30 ms of it per
  * hand-in in a Chromium trace of a graded class). Else the worker gets a copy of its own,
  * transferred, not cloned: the page keeps its bytes for the next start, and copies them in one
  * go instead of serializing them into the message (in WebKitGTK that held the page's thread
