@@ -2,7 +2,7 @@ import * as Comlink from 'comlink';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
-import { isPrepareMessage, type PageSnapshot, type RunEventMessage, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
+import { isPrepareMessage, type CoreFiles, type PageSnapshot, type RunEventMessage, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
 import { PackageLoader, packageIndex, sameLockfile } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
@@ -32,7 +32,7 @@ const wasm = handedOver<WebAssembly.Module>();
  * prepare message names the core), so the start that takes it need not fetch, decode and
  * parse it. The message is this listener's alone: Comlink never sees it.
  */
-let prepared: { indexURL: string; script: Promise<CreatePyodideModule> } | null = null;
+let prepared: { indexURL: string; script: Promise<CreatePyodideModule>; coreFiles?: CoreFiles } | null = null;
 /** The page's compiled wasm, sent while this worker waited as the spare, and the core it is of. */
 let preparedWasm: { indexURL: string; module: WebAssembly.Module } | null = null;
 /** A copy of the page's start snapshot, sent while this worker waited as the spare, and the core it is of. */
@@ -50,9 +50,11 @@ function bootWarm(indexURL: string, packageIndexURL: string | undefined): void {
   const given = preparedSnapshot.snapshot;
   // The boot has the snapshot now; a start that finds the boot failed loads without it.
   preparedSnapshot = null;
-  const loaded = loadSessionPyodide({ indexURL, ...packageIndex(indexURL, packageIndexURL).config }, RUNTIME_SOURCES, given, {
+  const files = prepared?.indexURL === indexURL ? prepared.coreFiles : undefined;
+  const loaded = loadSessionPyodide({ indexURL, ...packageIndex(indexURL, packageIndexURL, files?.lockFile).config }, RUNTIME_SOURCES, given, {
     compiled: Promise.resolve(preparedWasm.module),
     script: moduleScript(indexURL),
+    files,
   });
   // A failure is the start's to handle (it loads again); unobserved it would be an error event.
   loaded.then(() => performance.mark('pytabs:warm'), () => undefined);
@@ -62,7 +64,7 @@ function bootWarm(indexURL: string, packageIndexURL: string | undefined): void {
 self.addEventListener('message', (event: MessageEvent) => {
   if (!isPrepareMessage(event.data)) return;
   event.stopImmediatePropagation();
-  const { indexURL, wasm: module, snapshot: copy, boot } = event.data.pytabsPrepare;
+  const { indexURL, coreFiles, wasm: module, snapshot: copy, boot } = event.data.pytabsPrepare;
   if (boot) {
     bootWarm(indexURL, boot.packageIndexURL);
     return;
@@ -76,16 +78,16 @@ self.addEventListener('message', (event: MessageEvent) => {
     return;
   }
   if (prepared) return;
-  prepared = { indexURL, script: pyodideScript(indexURL) };
+  prepared = { indexURL, script: pyodideScript(indexURL, coreFiles?.script), coreFiles };
   // A failure is the start's to handle (it imports again); unobserved it would be an error event.
   prepared.script.catch(() => undefined);
 });
 
-/** The prepared script when it is this core's and did not fail, else an import now. */
-function moduleScript(indexURL: string): Promise<CreatePyodideModule> {
+/** The prepared script when it is this core's and did not fail, else an import now (of the page's copy, `given`, if any). */
+function moduleScript(indexURL: string, given?: Uint8Array): Promise<CreatePyodideModule> {
   const ready = prepared?.indexURL === indexURL ? prepared.script : null;
   prepared = null;
-  return ready ? ready.catch(() => pyodideScript(indexURL)) : pyodideScript(indexURL);
+  return ready ? ready.catch(() => pyodideScript(indexURL, given)) : pyodideScript(indexURL, given);
 }
 
 function current(): WorkerSession {
@@ -103,7 +105,9 @@ const api: SessionWorkerApi = {
     const booted = warm;
     const early = booted?.indexURL === options.indexURL && booted.packageIndexURL === options.packageIndexURL ? booted : null;
     warm = null;
-    const index = packageIndex(options.indexURL, options.packageIndexURL);
+    // The page's copies of Pyodide's files: with the start, or with the prepare message of this worker as the spare.
+    const files = options.coreFiles ?? (prepared?.indexURL === options.indexURL ? prepared.coreFiles : undefined);
+    const index = packageIndex(options.indexURL, options.packageIndexURL, files?.lockFile);
     // Storage is read while Pyodide loads (IndexedDB works off this thread), so a big
     // session's pickles are in hand when Python is ready for them.
     // The only storage this worker ever holds is its session's, with the id bound in.
@@ -138,7 +142,7 @@ const api: SessionWorkerApi = {
     if (booted && !warmed) snapshot?.give(null);
     try {
       if (!loaded) {
-        const script = moduleScript(options.indexURL);
+        const script = moduleScript(options.indexURL, files?.script);
         script.then(at('script'), () => undefined);
         wasm.value.then(at('wasm'));
         snapshot?.value.then(at('snapshot'));
@@ -149,6 +153,7 @@ const api: SessionWorkerApi = {
           onFetch: (p) => say(fetchStep(p)),
           script,
           onInstantiated: at('instantiated'),
+          files,
         });
       }
     } finally {

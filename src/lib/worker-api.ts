@@ -34,6 +34,23 @@ export interface StartOptions {
   interruptBuffer?: Uint8Array;
   /** How input() waits for the person in this worker; without it input() says it cannot wait here. */
   input?: InputChannel;
+  /** Pyodide's files as the page holds them, when it does: the worker then fetches none of them. */
+  coreFiles?: CoreFiles;
+}
+
+/**
+ * Pyodide's files every session worker loads besides its wasm, as the page holds them once it
+ * has started a session (src/lib/sessions/core-files.ts): fetching them in each worker
+ * through the service worker took 50-60 ms of the browser's CPU per worker here, one
+ * started for each hand-in a class is graded with. The core's files, no session's data.
+ */
+export interface CoreFiles {
+  /** `pyodide.asm.mjs`, decoded from its gzip copy. */
+  script: Uint8Array;
+  /** `python_stdlib.zip`. */
+  stdlib: Uint8Array;
+  /** `pyodide-lock.json`, as text. */
+  lockFile: string;
 }
 
 /**
@@ -93,6 +110,8 @@ export interface StartReport {
   snapshotError?: string;
   /** Whether Pyodide's wasm was the module the page compiled, or fetched and compiled by the worker. */
   wasm?: 'page' | 'fetched';
+  /** Whether Pyodide's script, standard library and lock file were the page's (CoreFiles), or fetched by the worker. */
+  coreFiles?: 'page' | 'fetched';
   /**
    * Where the worker's load went, in ms from its start message: its module script, the page's
    * wasm and snapshot in hand, the wasm instantiated, Python loaded (for the bench's timelines).
@@ -171,11 +190,18 @@ export interface WorkspaceEntry {
  */
 export interface PrepareMessage {
   /**
-   * The core to import Pyodide's script from; then, once the page has them, its compiled wasm
-   * and a copy of its start snapshot; then, when the page is idle, `boot`: load Python from
-   * them now, for the package index named (no session's data: the start brings that).
+   * The core to import Pyodide's script from (with the page's copies of its files, when it
+   * holds them); then, once the page has them, its compiled wasm and a copy of its start
+   * snapshot; then, when the page is idle, `boot`: load Python from them now, for the
+   * package index named (no session's data: the start brings that).
    */
-  pytabsPrepare: { indexURL: string; wasm?: WebAssembly.Module; snapshot?: PageSnapshot; boot?: { packageIndexURL: string | undefined } };
+  pytabsPrepare: {
+    indexURL: string;
+    coreFiles?: CoreFiles;
+    wasm?: WebAssembly.Module;
+    snapshot?: PageSnapshot;
+    boot?: { packageIndexURL: string | undefined };
+  };
 }
 
 export function isPrepareMessage(data: unknown): data is PrepareMessage {

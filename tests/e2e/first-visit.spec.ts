@@ -80,3 +80,25 @@ test("on a fast link the first visit downloads the build's snapshot, and keeps i
   expect(await startAndRun(page, true)).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
   expect(seen.filter(isSnapshot)).toEqual([]);
 });
+
+test("once a session has started, later workers get Pyodide's files from the page and download none of them", async ({ page }) => {
+  const seen = requests(page);
+  await openApp(page);
+  expect(await startAndRun(page, false)).toEqual({ snapshot: 'used', wasm: 'page', answer: '42' });
+  /** Starts a new session and runs code in it; where its worker had Pyodide's files from. */
+  const startNew = () =>
+    page.evaluate(async () => {
+      const api = window.pytabs!;
+      const { id } = await api.createSession('Later');
+      const report = await api.startSession(id);
+      return { coreFiles: report.coreFiles, answer: (await api.run(id, 'import statistics\nstatistics.mean([40, 44])')).result?.['text/plain'] };
+    });
+  // The page fetches them after the first start, from the cache its worker filled.
+  await expect.poll(startNew, { timeout: 60_000 }).toEqual({ coreFiles: 'page', answer: '42' });
+  seen.length = 0;
+  expect(await startNew()).toEqual({ coreFiles: 'page', answer: '42' });
+  const coreFile = /\/pyodide\/(pyodide\.asm\.mjs(\.gz)?|python_stdlib\.zip|pyodide-lock\.json)$/;
+  expect(seen.filter((path) => coreFile.test(path))).toEqual([]);
+  // The workers' own downloads are seen: the worker script of the spare made after that start.
+  await expect.poll(() => seen.some((path) => path.includes('session.worker'))).toBe(true);
+});

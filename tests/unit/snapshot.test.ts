@@ -10,6 +10,7 @@ import { WorkerSession } from '../../workers/runtime/session';
 import { SessionStore } from '../../src/lib/storage/session-store';
 import { loadSessionPyodide, makeSnapshot, snapshotFileName, type RuntimeSources } from '../../workers/runtime/snapshot';
 import { interceptLoad } from '../../workers/runtime/load-fetches';
+import { packageIndex } from '../../workers/runtime/packages';
 import { snapshotForWorker } from '../../src/lib/sessions/snapshot-share';
 import { checkPackedSnapshot, packSnapshot, snapshotImage } from '../../src/lib/snapshot-codec';
 
@@ -312,5 +313,44 @@ describe('memory snapshot', () => {
     await WebAssembly.instantiateStreaming(fetch(new URL('pyodide.asm.wasm', base)), {});
     expect([none.wasmUsed(), fetched]).toEqual([false, [`${base}pyodide.asm.wasm`]]);
     none.restore();
+  });
+
+  it("answers Pyodide's fetch of its standard library from the page's copy, once", async () => {
+    const base = 'http://localhost/pyodide/';
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', async (url: string | URL) => {
+      fetched.push(String(url));
+      return new Response('from the server');
+    });
+    const stdlib = new Uint8Array([0x50, 0x4b, 5, 6]);
+    const load = interceptLoad(base, { files: { stdlib } });
+    expect(load.filesUsed()).toBe(false);
+    expect(new Uint8Array(await (await fetch(`${base}python_stdlib.zip`)).arrayBuffer())).toEqual(stdlib);
+    expect(load.filesUsed()).toBe(true);
+    // Anything else, and a second fetch of the same file, goes to the network as before.
+    expect(await (await fetch(`${base}python_stdlib.zip`)).text()).toBe('from the server');
+    expect(await (await fetch(`${base}other.zip`)).text()).toBe('from the server');
+    expect(fetched).toEqual([`${base}python_stdlib.zip`, `${base}other.zip`]);
+    load.restore();
+    // Without the page's copies Pyodide downloads them itself.
+    const own = interceptLoad(base, { onFetch: () => undefined });
+    await fetch(`${base}python_stdlib.zip`);
+    expect(own.filesUsed()).toBe(false);
+    own.restore();
+  });
+
+  it("reads the core's lock file from the page's copy instead of fetching it", async () => {
+    const base = 'http://localhost/pyodide/';
+    const fetched: string[] = [];
+    const served = { info: { abi_version: 'served' }, packages: {} };
+    vi.stubGlobal('fetch', async (url: string | URL) => {
+      fetched.push(String(url));
+      return Response.json(served);
+    });
+    const copy = { info: { abi_version: 'copy' }, packages: {} };
+    expect(await packageIndex(base, undefined, JSON.stringify(copy)).config.lockFileContents).toEqual(copy);
+    expect(fetched).toEqual([]);
+    expect(await packageIndex(base).config.lockFileContents).toEqual(served);
+    expect(fetched).toEqual([`${base}pyodide-lock.json`]);
   });
 });

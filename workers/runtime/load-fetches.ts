@@ -1,9 +1,12 @@
 import { countClone, fileNameOf, requestURL, type FetchProgress } from '../../src/lib/fetch-progress.ts';
+import type { CoreFiles } from '../../src/lib/worker-api';
 
 /** What one load's hook saw; `restore` puts fetch and WebAssembly back as they were. */
 export interface LoadFetches {
   /** Whether Pyodide instantiated the page's module instead of its own download. */
   wasmUsed: () => boolean;
+  /** Whether Pyodide read its standard library from the page's copy instead of downloading it. */
+  filesUsed: () => boolean;
   restore: () => void;
 }
 
@@ -18,6 +21,8 @@ export interface LoadFetches {
  * fetch to `WebAssembly.instantiateStreaming`. Should Pyodide load its wasm another way,
  * neither hook is reached and the load goes on as before, only slower; `wasmUsed` (the
  * start report's `wasm: 'page'`, checked end to end) says whether the module was used.
+ * With `files` (the page's copies, CoreFiles), Pyodide's fetch of its standard library is
+ * answered from them (the lock file it is given: packages.ts), and `filesUsed` says so.
  */
 export function interceptLoad(
   indexURL: string,
@@ -25,9 +30,18 @@ export function interceptLoad(
     compiled,
     onFetch,
     onInstantiated,
-  }: { compiled?: Promise<WebAssembly.Module | undefined>; onFetch?: (progress: FetchProgress) => void; onInstantiated?: () => void },
+    files,
+  }: {
+    compiled?: Promise<WebAssembly.Module | undefined>;
+    onFetch?: (progress: FetchProgress) => void;
+    onInstantiated?: () => void;
+    files?: Pick<CoreFiles, 'stdlib'>;
+  },
 ): LoadFetches {
-  if (!compiled && !onFetch) return { wasmUsed: () => false, restore: () => undefined };
+  if (!compiled && !onFetch && !files) return { wasmUsed: () => false, filesUsed: () => false, restore: () => undefined };
+  // The page's copies by the URL Pyodide fetches each from (indexURL ends with '/').
+  const handed = new Map<string, Uint8Array>(files ? [[`${indexURL}python_stdlib.zip`, files.stdlib]] : []);
+  let answered = 0;
   // Only a browser worker has a page's module; in Node indexURL is a directory, not a URL.
   const wasmURL = compiled ? new URL('pyodide.asm.wasm', indexURL).href : null;
   const { fetch: originalFetch } = globalThis;
@@ -37,6 +51,12 @@ export function interceptLoad(
   let used = false;
   globalThis.fetch = async (input, init) => {
     const url = requestURL(input);
+    const copy = handed.get(url);
+    if (copy !== undefined) {
+      handed.delete(url);
+      answered++;
+      return new Response(copy as Uint8Array<ArrayBuffer>);
+    }
     if (compiled && url === wasmURL) {
       module = await compiled.catch(() => undefined);
       if (module) return standIn;
@@ -61,6 +81,7 @@ export function interceptLoad(
   }
   return {
     wasmUsed: () => used,
+    filesUsed: () => answered > 0,
     restore: () => {
       globalThis.fetch = originalFetch;
       WebAssembly.instantiateStreaming = originalInstantiate;

@@ -39,9 +39,10 @@ export function sameLockfile(a: Lockfile, b: Lockfile): boolean {
  * lock file is fetched while Pyodide starts; if that fails, or it was made for another
  * Pyodide, the session still starts on the core's lock file and only a run that needs a
  * package reports the problem: a school's index being down must not take Python away.
+ * `coreLock` is the core's lock file as the page holds it (CoreFiles), read instead of fetched.
  */
-export function packageIndex(coreIndexURL: string, packageIndexURL?: string): PackageIndex {
-  const coreLockFile = () => fetchLockFile(`${withSlash(coreIndexURL)}pyodide-lock.json`);
+export function packageIndex(coreIndexURL: string, packageIndexURL?: string, coreLock?: string): PackageIndex {
+  const coreLockFile = async () => (coreLock === undefined ? fetchLockFile(`${withSlash(coreIndexURL)}pyodide-lock.json`) : (JSON.parse(coreLock) as Lockfile));
   if (!packageIndexURL) {
     const url = officialPackageIndex();
     return { url, config: { lockFileContents: coreLockFile(), packageBaseUrl: url }, problem: null };

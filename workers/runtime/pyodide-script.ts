@@ -6,12 +6,22 @@ import { gunzippedBody } from '../../src/lib/gunzip';
 export type CreatePyodideModule = NonNullable<NonNullable<Parameters<typeof loadPyodide>[0]>['createPyodideModule']>;
 
 /**
- * Pyodide's module script imported from its gzip copy (0.26 of 1.25 MB), decoded as it
- * streams, through a blob URL (the script resolves nothing against its own URL once
- * Pyodide sets `locateFile`); else (a browser without DecompressionStream, or no copy) the
- * plain file, as Pyodide would import it.
+ * Pyodide's module script imported from the page's copy (`given`, CoreFiles) or its gzip copy
+ * (0.26 of 1.25 MB), decoded as it streams, through a blob URL (the script resolves nothing
+ * against its own URL once Pyodide sets `locateFile`); else (a browser without
+ * DecompressionStream, or no copy) the plain file, as Pyodide would import it.
  */
-export async function pyodideScript(indexURL: string): Promise<CreatePyodideModule> {
+export async function pyodideScript(indexURL: string, given?: Uint8Array): Promise<CreatePyodideModule> {
+  if (given) {
+    const source = URL.createObjectURL(new Blob([given as Uint8Array<ArrayBuffer>], { type: 'text/javascript' }));
+    try {
+      return ((await import(/* @vite-ignore */ source)) as { default: CreatePyodideModule }).default;
+    } catch {
+      // The worker's own copy follows.
+    } finally {
+      URL.revokeObjectURL(source);
+    }
+  }
   const plain = new URL('pyodide.asm.mjs', indexURL).href;
   let source = plain;
   if (hasGzipStreams()) {

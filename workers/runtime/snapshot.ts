@@ -4,7 +4,7 @@ import type { FetchProgress } from '../../src/lib/fetch-progress.ts';
 import { interceptLoad } from './load-fetches.ts';
 import { compileSmallModulesOnce } from './wasm-trampolines.ts';
 import type { CreatePyodideModule } from './pyodide-script.ts';
-import type { PageSnapshot } from '../../src/lib/worker-api';
+import type { CoreFiles, PageSnapshot } from '../../src/lib/worker-api';
 
 /*
  * A memory snapshot of a Pyodide that has already booted and imported the session runtime.
@@ -97,6 +97,8 @@ export interface LoadedPyodide {
   snapshotError?: string;
   /** Whether the wasm was the module the page compiled, or fetched and compiled here. */
   wasm: 'page' | 'fetched';
+  /** Whether the standard library (and the lock file and script: session.worker.ts) were the page's copies, or fetched here. */
+  coreFiles: 'page' | 'fetched';
 }
 
 async function fetchSnapshot(url: string): Promise<SnapshotImage | null> {
@@ -127,6 +129,8 @@ export interface LoadOptions {
   script?: Promise<CreatePyodideModule>;
   /** Hears that the page's compiled wasm was instantiated. */
   onInstantiated?: () => void;
+  /** The page's copy of Pyodide's standard library (CoreFiles): then it is not fetched. */
+  files?: Pick<CoreFiles, 'stdlib'>;
 }
 
 /**
@@ -141,14 +145,15 @@ export async function loadSessionPyodide(
   sources: RuntimeSources,
   /** The snapshot as the page has it; used only if it is this runtime's. */
   given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
-  { compiled, onFetch, script, onInstantiated }: LoadOptions = {},
+  { compiled, onFetch, script, onInstantiated, files }: LoadOptions = {},
 ): Promise<LoadedPyodide> {
-  const fetches = interceptLoad(config.indexURL, { compiled, onFetch, onInstantiated });
+  const fetches = interceptLoad(config.indexURL, { compiled, onFetch, onInstantiated, files });
   const restoreModule = compileSmallModulesOnce();
   // Pyodide asks for the factory only once it has the snapshot: the import is under way by then.
   const withScript: LoadConfig = script ? { ...config, createPyodideModule: async (settings) => (await script)(settings) } : config;
   try {
-    return { ...(await loadWithSnapshot(withScript, sources, given)), wasm: fetches.wasmUsed() ? 'page' : 'fetched' };
+    const loaded = await loadWithSnapshot(withScript, sources, given);
+    return { ...loaded, wasm: fetches.wasmUsed() ? 'page' : 'fetched', coreFiles: fetches.filesUsed() ? 'page' : 'fetched' };
   } finally {
     fetches.restore();
     restoreModule();
@@ -159,7 +164,7 @@ async function loadWithSnapshot(
   config: LoadConfig,
   sources: RuntimeSources,
   given?: PageSnapshot | null | Promise<PageSnapshot | null | undefined>,
-): Promise<Omit<LoadedPyodide, 'wasm'>> {
+): Promise<Omit<LoadedPyodide, 'wasm' | 'coreFiles'>> {
   // A page that already chose a plain boot: no snapshot attempt, whose downloads the plain
   // load would then ask for again.
   if ((await settledValue(given)) === null) return { pyodide: await loadPyodide(config), snapshot: 'none' };

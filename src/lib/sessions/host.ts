@@ -8,6 +8,7 @@ import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { snapshotForWorker } from './snapshot-share';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
+import { coreFilesInHand, fetchCoreFiles } from './core-files';
 import { within } from '../timing';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
@@ -154,6 +155,8 @@ export class SessionHost {
     live.started = Promise.race([this.launch(live), killed]).then(
       (report) => {
         performance.mark('pytabs:session-started', { detail: { sessionId: this.sessionId, loadMs: report.loadMs, restoreMs: report.restoreMs, snapshot: report.snapshot, warm: report.warm === true } });
+        // Workers from now on get Pyodide's files from the page, which its worker just fetched.
+        fetchCoreFiles(this.env.indexURL);
         // The next session to start (or wake) finds a worker whose script is loaded.
         prepareSpareWorker(this.env.indexURL, this.env.wasm?.(() => undefined), this.env.snapshot?.(() => undefined), this.env.packageIndexURL);
         noteWorkerScript(report.workerScript);
@@ -176,7 +179,7 @@ export class SessionHost {
 
   /** Creates `live`'s worker once workers may start, and starts the session in it. */
   private async launch(live: LiveWorker): Promise<StartReport> {
-    const { worker, hasWasm, hasSnapshot } = await takeWorker(this.env.indexURL);
+    const { worker, hasWasm, hasSnapshot, hasCoreFiles } = await takeWorker(this.env.indexURL);
     performance.mark('pytabs:worker-taken', { detail: this.sessionId });
     // Ended while it waited for the worker: the worker is nobody's.
     if (this.live !== live) {
@@ -202,6 +205,7 @@ export class SessionHost {
         interruptBuffer: live.interrupt,
         input: input.offer,
         packageIndexURL: this.env.packageIndexURL?.(),
+        coreFiles: hasCoreFiles ? undefined : coreFilesInHand(this.env.indexURL),
       },
       Comlink.proxy(progress),
     );

@@ -2,12 +2,14 @@ import type { PageSnapshot, PrepareMessage } from '../worker-api';
 import { sleep } from '../timing';
 import { whenIdle } from './idle';
 import { snapshotForWorker } from './snapshot-share';
+import { coreFilesInHand } from './core-files';
 
 /**
  * One session worker whose script has loaded but that serves no session yet. A session
  * that starts takes it and skips downloading and parsing the worker's script (0.6 MB,
- * 0.1-0.2 s here) and Pyodide's module script (1.25 MB, fetched from its .gz copy, decoded
- * and parsed: 0.05-0.9 s of a later start here, the most on a busy machine), so their cost
+ * 0.1-0.2 s here) and Pyodide's module script (1.25 MB, fetched from its .gz copy and decoded,
+ * or the page's copy once it holds one (core-files.ts), and parsed: 0.05-0.9 s of a later
+ * start here, the most on a busy machine), so their cost
  * moves off the start's path into idle time. Once it holds the page's compiled wasm and a
  * copy of the start snapshot, it loads Python from them when the page is idle (warm): a
  * start that takes it then only restores its session (a later start after a pause took
@@ -27,6 +29,8 @@ interface Spare {
   hasWasm: boolean;
   /** A copy of the page's start snapshot was sent to it while it waited. */
   hasSnapshot: boolean;
+  /** The page's copies of Pyodide's files came with its prepare message (core-files.ts). */
+  hasCoreFiles: boolean;
 }
 
 /**
@@ -44,6 +48,7 @@ export interface TakenWorker {
   worker: Worker;
   hasWasm: boolean;
   hasSnapshot: boolean;
+  hasCoreFiles: boolean;
 }
 
 let spare: Spare | null = null;
@@ -87,9 +92,10 @@ export function prepareSpareWorker(
   void gate.then(() => {
     preparing = false;
     if (spare) return;
-    const entry: Spare = { worker: create(), indexURL, broken: false, hasWasm: false, hasSnapshot: false };
+    const coreFiles = coreFilesInHand(indexURL);
+    const entry: Spare = { worker: create(), indexURL, broken: false, hasWasm: false, hasSnapshot: false, hasCoreFiles: Boolean(coreFiles) };
     entry.worker.addEventListener('error', () => void (entry.broken = true), { once: true });
-    entry.worker.postMessage({ pytabsPrepare: { indexURL } } satisfies PrepareMessage);
+    entry.worker.postMessage({ pytabsPrepare: { indexURL, coreFiles } } satisfies PrepareMessage);
     spare = entry;
     const wasmSent = (wasm ?? Promise.resolve(undefined))
       .then((module) => {
@@ -131,7 +137,7 @@ export async function takeWorker(indexURL: string): Promise<TakenWorker> {
   const entry = spare;
   spare = null;
   const same = entry?.indexURL === indexURL;
-  if (entry && !entry.broken) return { worker: entry.worker, hasWasm: entry.hasWasm && same, hasSnapshot: entry.hasSnapshot && same };
+  if (entry && !entry.broken) return { worker: entry.worker, hasWasm: entry.hasWasm && same, hasSnapshot: entry.hasSnapshot && same, hasCoreFiles: entry.hasCoreFiles && same };
   entry?.worker.terminate();
-  return { worker: create(), hasWasm: false, hasSnapshot: false };
+  return { worker: create(), hasWasm: false, hasSnapshot: false, hasCoreFiles: false };
 }
