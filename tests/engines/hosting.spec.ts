@@ -147,3 +147,27 @@ test('without service workers (a private window), a plain host stays as it is, a
     await person.dispose();
   }
 });
+
+test("once a session has started, later sessions' workers get Pyodide's files from the page and work", async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send("print('first')");
+  await person.expectText(person.reply(1), 'first', FIRST_RUN);
+  // Where a new session's worker had Pyodide's script, standard library and lock file from, and what it computes.
+  const later = () =>
+    person.page.evaluate(async () => {
+      type Api = {
+        createSession(name: string): Promise<{ id: string }>;
+        startSession(id: string): Promise<{ coreFiles?: string }>;
+        run(id: string, code: string): Promise<{ result?: Record<string, string> }>;
+        deleteSession(id: string): Promise<void>;
+      };
+      const api = (window as unknown as { pytabs: Api }).pytabs;
+      const { id } = await api.createSession('Later');
+      const report = await api.startSession(id);
+      const result = await api.run(id, 'import statistics\nstatistics.mean([40, 44])');
+      await api.deleteSession(id);
+      return `${report.coreFiles} ${result.result?.['text/plain']}`;
+    });
+  // The page reads them from a cache after the first start: a start may come before that.
+  await expect.poll(later, { timeout: 60_000 }).toBe('page 42');
+});
