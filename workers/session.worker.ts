@@ -42,7 +42,7 @@ let preparedSnapshot: { indexURL: string; snapshot: PageSnapshot } | null = null
  * sent, and what it was loaded for. It holds no session's data: nothing of a session reaches
  * this worker before its start message, and the start restores the session into it.
  */
-let warm: { indexURL: string; packageIndexURL: string | undefined; loaded: Promise<LoadedPyodide> } | null = null;
+let warm: { indexURL: string; packageIndexURL: string | undefined; loaded: Promise<LoadedPyodide>; coreFiles?: CoreFiles } | null = null;
 
 /** Loads Python now, for a start to come, if this worker has what a start would be handed. */
 function bootWarm(indexURL: string, packageIndexURL: string | undefined): void {
@@ -58,7 +58,8 @@ function bootWarm(indexURL: string, packageIndexURL: string | undefined): void {
   });
   // A failure is the start's to handle (it loads again); unobserved it would be an error event.
   loaded.then(() => performance.mark('pytabs:warm'), () => undefined);
-  warm = { indexURL, packageIndexURL, loaded };
+  // The page's copies stay with the boot: the start that takes it reads the lock file from them.
+  warm = { indexURL, packageIndexURL, loaded, coreFiles: files };
 }
 
 self.addEventListener('message', (event: MessageEvent) => {
@@ -106,7 +107,8 @@ const api: SessionWorkerApi = {
     const early = booted?.indexURL === options.indexURL && booted.packageIndexURL === options.packageIndexURL ? booted : null;
     warm = null;
     // The page's copies of Pyodide's files: with the start, or with the prepare message of this worker as the spare.
-    const files = options.coreFiles ?? (prepared?.indexURL === options.indexURL ? prepared.coreFiles : undefined);
+    const files =
+      options.coreFiles ?? (booted?.indexURL === options.indexURL ? booted.coreFiles : undefined) ?? (prepared?.indexURL === options.indexURL ? prepared.coreFiles : undefined);
     const index = packageIndex(options.indexURL, options.packageIndexURL, files?.lockFile);
     // Storage is read while Pyodide loads (IndexedDB works off this thread), so a big
     // session's pickles are in hand when Python is ready for them.

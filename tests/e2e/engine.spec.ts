@@ -370,9 +370,13 @@ test('a session starts on the spare worker, which loaded Python while the page w
 
   // Another spare takes its place, and loads Python in its turn; a session on it has its own names and its own random seed.
   await expect.poll(async () => (await spares()).filter((w) => w !== spare).length, { timeout: 30_000 }).toBe(1);
+  const [next] = (await spares()).filter((w) => w !== spare);
   const third = await page.evaluate(() => window.pytabs!.createSession('On the next spare'));
   const other = await page.evaluate((id) => window.pytabs!.run(id, "'who' in globals()"), third.id);
   expect(await started(third.id)).toMatchObject({ warm: true });
+  // Made once the page held Pyodide's files (core-files.ts): it loaded Python and started its session without fetching any of them.
+  const fetchedNext = await next!.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  expect(fetchedNext.filter((name) => /^(pyodide\.asm\.mjs(\.gz)?|python_stdlib\.zip|pyodide-lock\.json)$/.test(name ?? ''))).toEqual([]);
   expect(answer.result?.['text/plain']).toBe("('second', False)");
   expect(other.result?.['text/plain']).toBe('False');
   // Python loaded ahead is reseeded for its session: two sessions do not draw the same numbers.
