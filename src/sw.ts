@@ -11,7 +11,8 @@
  *    them never competes with the first visit's downloads; an update keeps them as it installs;
  *  - package files a session loaded and custom indexes' lock files (src/lib/offline/package-cache.ts).
  * It adds COOP/COEP to the app's own responses and the session worker's Content-Security-Policy
- * to its script, where the host sent none (src/lib/offline/isolation.ts).
+ * to its script, where the host sent none (src/lib/offline/isolation.ts), and hands worker
+ * scripts over as responses of its own (see `served`).
  * A new version waits until the page sends SKIP_WAITING, which it does when no run is in flight.
  */
 import { clientsClaim, type WorkboxPlugin } from 'workbox-core';
@@ -35,15 +36,22 @@ const plugins: WorkboxPlugin[] = [
     requestWillFetch: async ({ request, event }) =>
       event?.type === 'install' && request.cache === 'reload' ? new Request(request, { cache: 'no-cache' }) : request,
   },
-  { handlerWillRespond: async ({ request, response }) => isolated(request, response) },
+  { handlerWillRespond: async ({ request, response }) => served(request, response) },
 ];
 
 // Before Workbox's routes: a worker's request for a line of input is answered here.
 installStdinRelay(self);
 
-function isolated(request: Request, response: Response): Response {
+function served(request: Request, response: Response): Response {
   const url = new URL(request.url);
-  return url.origin === self.location.origin ? withIsolation(url, response, __PYTABS_WORKER_CSP__) : response;
+  if (url.origin !== self.location.origin) return response;
+  const isolated = withIsolation(url, response, __PYTABS_WORKER_CSP__);
+  // A worker's script as kept in the cache, Chromium (150) compiles and then serializes a
+  // code cache for on every load (7 ms of the new worker's thread, 430 KB handed to the cache
+  // for the session worker), but never reads one back for a worker: in a class graded one
+  // worker per hand-in that is all waste. A response made here has no cache entry to keep it in.
+  if (isolated !== response || request.destination !== 'worker' || response.type !== 'basic') return isolated;
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 const precache = new PrecacheController({ plugins });

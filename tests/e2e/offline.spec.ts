@@ -423,6 +423,36 @@ test('a chunk that vanished in an update costs one reload, and one missing for g
   expect(otherNavigations).toBe(1);
 });
 
+test('workers started from the kept app cost Chromium no code cache that it never reads', async ({ browser }) => {
+  // A host that sends every header the build asks for: the service worker then has none to add,
+  // and would hand the kept worker script over as the cache holds it.
+  await host.close();
+  host = await new StaticHost(DIST, '/sub/app/', 'project').start();
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await openAt(page, host.url);
+    await firstRun(page);
+    await untilOfflineReady(page);
+    await browser.startTracing(page, { categories: ['v8'] });
+    // Fresh workers, as grading starts one per hand-in, each loading the kept session worker
+    // (the first takes the spare the page prepared before the trace began).
+    const replies = await page.evaluate(async () => {
+      const out: unknown[] = [];
+      for (let i = 0; i < 4; i++) out.push((await window.pytabs!.runStateless(`${i} + 1`)).result?.['text/plain']);
+      return out;
+    });
+    const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: { name: string; args?: { data?: { url?: string; producedCacheSize?: number } } }[] };
+    expect(replies).toEqual(['1', '2', '3', '4']);
+    const ofWorker = trace.traceEvents.filter((e) => /\/assets\/session\.worker-[^/]+\.js$/.test(e.args?.data?.url ?? ''));
+    // Each worker compiled the script from the cache, and none serialized a code cache for it.
+    expect(ofWorker.filter((e) => e.name === 'v8.compileModule').length).toBeGreaterThanOrEqual(3);
+    expect(ofWorker.filter((e) => e.name === 'v8.produceModuleCache' && (e.args?.data?.producedCacheSize ?? 0) > 0)).toEqual([]);
+  } finally {
+    await context.close();
+  }
+});
+
 test('the app works where service workers are missing or refused, and says offline use is unavailable', async ({ browser }) => {
   const index = await new TestPackageIndex().start();
   index.publish('pytabs_pkg', "VALUE = 'from the index'\n");
