@@ -84,9 +84,13 @@ async function withPeak(browserPid, work) {
   }
 }
 
+/** How long the page is left alone before each measured grading: as a teacher's page is between two, its spare worker ready. */
+const SETTLE_MS = 500;
+
 /**
- * The G rows: one page, its hand-ins made once; `reps` single gradings (each hand-in alone,
- * a different one each time), then the class of 30 in one run.
+ * The G rows: one page, its hand-ins made once; `reps` single gradings (each hand-in alone, a
+ * different one each time) before the class of 30 in one run, and `reps` more after it, so
+ * that a machine that slows down or speeds up during the run moves both sides of the ratio.
  */
 export async function gradingRows(browser, origin, { reps, openApp, median, log }) {
   const context = await browser.newContext();
@@ -98,13 +102,17 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
     const singles = [];
     const singlePeaks = [];
     const singleCpu = [];
-    for (let rep = 0; rep < reps; rep++) {
-      const { result, peak, cpu } = await withPeak(browser.pid, () => grade(page, rep + 1, 1));
+    const single = async (k) => {
+      await page.waitForTimeout(SETTLE_MS);
+      const { result, peak, cpu } = await withPeak(browser.pid, () => grade(page, k, 1));
       singles.push(result.ms);
       singlePeaks.push(peak);
       singleCpu.push(cpu);
-    }
+    };
+    for (let rep = 0; rep < reps; rep++) await single(rep + 1);
+    await page.waitForTimeout(SETTLE_MS);
     const { result: batch, peak: batchPeak, cpu: batchCpu } = await withPeak(browser.pid, () => grade(page, 0, CLASS_SIZE));
+    for (let rep = 0; rep < reps; rep++) await single(reps + rep + 1);
     const one = median(singles);
     const cpu = { one: median(singleCpu), perHandIn: batchCpu / CLASS_SIZE };
     log('G1', JSON.stringify({ singles: singles.map(Math.round), batch: Math.round(batch.ms), pool: batch.pool, peakMB: Math.round(batchPeak / 2 ** 20), cpuOne: singleCpu, cpuClass: batchCpu }));
@@ -116,7 +124,7 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
       ],
       samples: { gradeOne: singles, gradeClass: [batch.ms], peakOne: singlePeaks, peakClass: [batchPeak], cpuOne: singleCpu, cpuClass: [batchCpu] },
       notes:
-        `Grading: one hand-in alone ${Math.round(one)} ms (median of ${reps}), ${CLASS_SIZE} in one run ${Math.round(batch.ms)} ms with ${batch.pool} workers at once; memory is the renderers' PSS sampled every 100 ms. ` +
+        `Grading: one hand-in alone ${Math.round(one)} ms (median of ${singles.length}, half before the class and half after), ${CLASS_SIZE} in one run ${Math.round(batch.ms)} ms with ${batch.pool} workers at once; memory is the renderers' PSS sampled every 100 ms. ` +
         `CPU (all of the browser's processes): ${cpu.one.toFixed(2)} s for one alone, ${cpu.perHandIn.toFixed(2)} s a hand-in in the class.`,
     };
   } finally {
