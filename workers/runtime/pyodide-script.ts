@@ -1,6 +1,6 @@
 import type { loadPyodide } from 'pyodide';
 import { hasGzipStreams } from '../../src/lib/capabilities';
-import { gunzippedBody } from '../../src/lib/gunzip';
+import { gunzippedScript } from '../../src/lib/served-file';
 
 /** Pyodide's module factory, which loadPyodide takes as `createPyodideModule` instead of importing `pyodide.asm.mjs` itself. */
 export type CreatePyodideModule = NonNullable<NonNullable<Parameters<typeof loadPyodide>[0]>['createPyodideModule']>;
@@ -26,11 +26,8 @@ export async function pyodideScript(indexURL: string, given?: Uint8Array): Promi
   let source = plain;
   if (hasGzipStreams()) {
     try {
-      const gzipped = await fetch(`${plain}.gz`);
-      if (gzipped.ok && gzipped.body) {
-        const text = await new Response(await gunzippedBody(gzipped.body)).blob();
-        source = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
-      }
+      const text = await gunzippedScript(await fetch(`${plain}.gz`));
+      if (text) source = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
     } catch {
       // The plain file follows.
     }

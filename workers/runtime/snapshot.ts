@@ -1,4 +1,5 @@
 import { loadPyodide, version, type PyodideInterface } from 'pyodide';
+import { isServedFile } from '../../src/lib/served-file.ts';
 import { snapshotImage, type SnapshotImage } from '../../src/lib/snapshot-codec.ts';
 import type { FetchProgress } from '../../src/lib/fetch-progress.ts';
 import { interceptLoad } from './load-fetches.ts';
@@ -103,8 +104,7 @@ export interface LoadedPyodide {
 
 async function fetchSnapshot(url: string): Promise<SnapshotImage | null> {
   const response = await fetch(url);
-  // A server without the file may answer with its HTML fallback page instead of a 404.
-  if (!response.ok || response.headers.get('Content-Type')?.startsWith('text/html')) return null;
+  if (!isServedFile(response)) return null;
   return snapshotImage(new Uint8Array(await response.arrayBuffer()));
 }
 

@@ -1,5 +1,5 @@
 import { hasGzipStreams } from '../capabilities';
-import { gunzippedBody } from '../gunzip';
+import { gunzippedScript, isServedFile } from '../served-file';
 import type { CoreFiles } from '../worker-api';
 
 /** Each core's files, by its indexURL, once the page holds them: a core's, no session's data. */
@@ -37,10 +37,8 @@ async function load(indexURL: string): Promise<CoreFiles | undefined> {
 /** Pyodide's module script, from its gzip copy where the browser can decode one (as a worker reads it: workers/runtime/pyodide-script.ts). */
 async function moduleScript(indexURL: string): Promise<Uint8Array | null> {
   const plain = `${indexURL}pyodide.asm.mjs`;
-  if (hasGzipStreams()) {
-    const gzipped = await cached(`${plain}.gz`);
-    if (gzipped?.ok && gzipped.body && !isHtml(gzipped)) return new Uint8Array(await new Response(await gunzippedBody(gzipped.body)).arrayBuffer());
-  }
+  const text = hasGzipStreams() ? await gunzippedScript(await cached(`${plain}.gz`)) : null;
+  if (text) return new Uint8Array(await text.arrayBuffer());
   return file(plain);
 }
 
@@ -51,11 +49,5 @@ function cached(url: string): Promise<Response | null> {
 
 async function file(url: string): Promise<Uint8Array | null> {
   const response = await cached(url);
-  // A host without the file may answer with its HTML fallback page instead of a 404.
-  if (!response?.ok || isHtml(response)) return null;
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-function isHtml(response: Response): boolean {
-  return response.headers.get('Content-Type')?.startsWith('text/html') ?? false;
+  return isServedFile(response) ? new Uint8Array(await response.arrayBuffer()) : null;
 }

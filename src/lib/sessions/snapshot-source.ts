@@ -1,5 +1,6 @@
 import { countedResponse, fileNameOf, type FetchProgress } from '../fetch-progress';
 import { gunzippedBody } from '../gunzip';
+import { isServedFile } from '../served-file';
 import { sleep } from '../timing';
 
 /*
@@ -67,8 +68,7 @@ export async function expectedDownloadMs(url: string, bytes: number): Promise<nu
 export async function downloadSnapshot(url: string, report: (progress: FetchProgress) => void): Promise<Uint8Array<ArrayBuffer> | undefined> {
   try {
     const response = await fetch(url);
-    // A server without the file may answer with its HTML fallback page instead of a 404.
-    if (!response.ok || !response.body || response.headers.get('Content-Type')?.startsWith('text/html')) return undefined;
+    if (!isServedFile(response) || !response.body) return undefined;
     const body = await gunzippedBody(countedResponse(response, fileNameOf(url), report).body!);
     return new Uint8Array(await new Response(body).arrayBuffer());
   } catch {
