@@ -6,6 +6,7 @@ import { dropLocalSnapshot, keepLocalSnapshot, readLocalSnapshot } from '../loca
 import type { PageSnapshot, StartReport } from '../worker-api';
 import { whenIdle } from './idle';
 import { makeSnapshotHere } from './snapshot-maker';
+import { heldSnapshot } from './snapshot-share';
 import { buildSnapshot, downloadSnapshot, DOWNLOAD_MAY_WIN_MS, DOWNLOAD_WINS_MS, expectedDownloadMs, type BuildSnapshot } from './snapshot-source';
 
 export type { PageSnapshot };
@@ -79,14 +80,21 @@ const snapshotKey = (indexURL: string) => `snapshot ${indexURL}`;
  * The start snapshot, found once per page: the one kept on this device, else (a first
  * visit) the build's when the link brings it sooner than Python boots (firstSnapshot),
  * else null, and the page's workers boot Python plainly. The page holds it packed (15 MB,
- * snapshot-codec); every worker it starts is handed those bytes (snapshot-share.ts) and
+ * snapshot-codec; in shared memory alone where the page has it); every worker it starts is handed those bytes (snapshot-share.ts) and
  * restores Python's memory from them (host.ts). A worker fetching it itself reads it from the HTTP cache each
  * time, several times slower. Undefined when
  * the build has none (the dev server): workers then look for it themselves. `watch` hears
  * how a download goes while it is under way (a first start waits for it).
  */
 export function pageSnapshot(indexURL: string, watch?: (progress: FetchProgress) => void): Promise<PageSnapshot | null | undefined> {
-  return once(snapshotKey(indexURL), (report) => findSnapshot(indexURL, report), watch);
+  return once(
+    snapshotKey(indexURL),
+    async (report) => {
+      const found = await findSnapshot(indexURL, report);
+      return found ? heldSnapshot(found) : found;
+    },
+    watch,
+  );
 }
 
 async function findSnapshot(indexURL: string, report: (progress: FetchProgress) => void): Promise<PageSnapshot | null | undefined> {
@@ -145,7 +153,7 @@ async function laterSnapshot(indexURL: string, origin: SnapshotOrigin): Promise<
     snapshot = await makeSnapshotHere(indexURL, await pageWasm(indexURL));
   }
   if (snapshot?.file !== file) return;
-  const done: Download<PageSnapshot | null> = { result: Promise.resolve(snapshot), last: null, watchers: new Set(), fetched: Promise.resolve() };
+  const done: Download<PageSnapshot | null> = { result: Promise.resolve(heldSnapshot(snapshot)), last: null, watchers: new Set(), fetched: Promise.resolve() };
   downloads.set(snapshotKey(indexURL), done);
 }
 
