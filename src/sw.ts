@@ -47,7 +47,7 @@ function served(request: Request, response: Response): Response {
   if (url.origin !== self.location.origin) return response;
   const isolated = withIsolation(url, response, __PYTABS_WORKER_CSP__);
   // A worker's script as kept in the cache, Chromium (150) compiles and then serializes a
-  // code cache for on every load (7 ms of the new worker's thread, 430 KB handed to the cache
+  // code cache for on every load (7 ms of the new worker's thread, 426 KB handed to the cache
   // for the session worker), but never reads one back for a worker: in a class graded one
   // worker per hand-in that is all waste. A response made here has no cache entry to keep it in.
   if (isolated !== response || request.destination !== 'worker' || response.type !== 'basic') return isolated;

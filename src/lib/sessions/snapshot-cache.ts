@@ -80,9 +80,10 @@ const snapshotKey = (indexURL: string) => `snapshot ${indexURL}`;
  * The start snapshot, found once per page: the one kept on this device, else (a first
  * visit) the build's when the link brings it sooner than Python boots (firstSnapshot),
  * else null, and the page's workers boot Python plainly. The page holds it packed (15 MB,
- * snapshot-codec; in shared memory alone where the page has it); every worker it starts is handed those bytes (snapshot-share.ts) and
- * restores Python's memory from them (host.ts). A worker fetching it itself reads it from the HTTP cache each
- * time, several times slower. Undefined when
+ * snapshot-codec; in shared memory alone where the page has it, heldSnapshot); every worker it
+ * starts is handed those bytes (snapshot-share.ts) and restores Python's memory from them
+ * (host.ts). A worker fetching it itself reads it from the HTTP cache each time, several times
+ * slower. Undefined when
  * the build has none (the dev server): workers then look for it themselves. `watch` hears
  * how a download goes while it is under way (a first start waits for it).
  */
