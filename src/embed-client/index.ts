@@ -110,7 +110,13 @@ export class PyTabsEmbed {
         else waiting.reject(new Error(message.error));
         return;
       }
-      if (message.event === 'ready') opened(message.sessionId);
+      if (message.event === 'ready') {
+        // An embed posts `ready` once per document, before any reply: one after the first answer
+        // comes from a new document of the frame (the reader reloaded it), and the calls the old
+        // one was asked went away with it.
+        if (this.sessionId !== null) this.refusePending("The embed's frame loaded again before it answered; what the call did is unknown (a run may have finished and been kept).");
+        opened(message.sessionId);
+      }
       if (message.event === 'resize' && fitHeight) iframe.style.height = `${message.height}px`;
       for (const listener of this.listeners.get(message.event) ?? []) listener(message);
     };
@@ -191,7 +197,11 @@ export class PyTabsEmbed {
     this.destroyed = true;
     this.iframe.removeEventListener('load', this.greet);
     removeEventListener('message', this.onMessage);
-    for (const waiting of this.pending.values()) waiting.reject(new Error('The embed client was destroyed.'));
+    this.refusePending('The embed client was destroyed.');
+  }
+
+  private refusePending(why: string): void {
+    for (const waiting of this.pending.values()) waiting.reject(new Error(why));
     this.pending.clear();
   }
 

@@ -205,6 +205,25 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     expect((await opened.evaluate(() => window.pytabs!.listSessions())).map((s) => s.name).filter((n) => n.startsWith('Embed'))).toEqual([]);
   });
 
+  framed("a call under way when the reader reloads the embed's frame is refused, not left waiting; the next call is answered", async ({ page, baseURL }) => {
+    await page.goto(examplePage(allowed.origin, baseURL));
+    await page.waitForFunction(() => window.cells?.length === 2);
+    await page.evaluate(() => Promise.all(window.cells.map((c) => c.ready)));
+    await page.evaluate(() => {
+      (window as unknown as { endless: Promise<string> }).endless = window.cells[1].run('while True:\n    pass').then(
+        () => 'answered',
+        (e: Error) => e.message,
+      );
+    });
+    const second = page.locator('iframe').nth(1).contentFrame();
+    await expect(second.getByRole('button', { name: 'Stop' })).toBeEnabled(FIRST_RUN);
+    await (await embedFrame(page, 1)).evaluate(() => location.reload());
+    expect(await page.evaluate(() => (window as unknown as { endless: Promise<string> }).endless)).toBe(
+      "The embed's frame loaded again before it answered; what the call did is unknown (a run may have finished and been kept).",
+    );
+    expect(await page.evaluate(() => window.cells[1].run('6 * 7'))).toMatchObject({ status: 'ok', result: '42' });
+  });
+
   framed('a request for another session is refused, hostile messages are refused, and nothing is written', async ({ page, baseURL }) => {
     await page.goto(examplePage(allowed.origin, baseURL));
     await page.waitForFunction(() => window.cells?.length === 2);
