@@ -90,6 +90,8 @@ declare global {
       getVariable(name: string): Promise<{ name: string; type: string; repr?: string }>;
       listVariables(): Promise<{ name: string }[]>;
     }[];
+    /** What the page's run in an embed came to, kept on the page while the test reloads the frame. */
+    endless?: Promise<string>;
   }
 }
 
@@ -210,7 +212,7 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     await page.waitForFunction(() => window.cells?.length === 2);
     await page.evaluate(() => Promise.all(window.cells.map((c) => c.ready)));
     await page.evaluate(() => {
-      (window as unknown as { endless: Promise<string> }).endless = window.cells[1].run('while True:\n    pass').then(
+      window.endless = window.cells[1].run('while True:\n    pass').then(
         () => 'answered',
         (e: Error) => e.message,
       );
@@ -218,7 +220,7 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     const second = page.locator('iframe').nth(1).contentFrame();
     await expect(second.getByRole('button', { name: 'Stop' })).toBeEnabled(FIRST_RUN);
     await (await embedFrame(page, 1)).evaluate(() => location.reload());
-    expect(await page.evaluate(() => (window as unknown as { endless: Promise<string> }).endless)).toBe(
+    expect(await page.evaluate(() => window.endless)).toBe(
       "The embed's frame loaded again before it answered; what the call did is unknown (a run may have finished and been kept).",
     );
     expect(await page.evaluate(() => window.cells[1].run('6 * 7'))).toMatchObject({ status: 'ok', result: '42' });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { EnginePage } from '../../scripts/engines.mjs';
+import { sleep } from '../../src/lib/timing';
 import { test, expect } from './fixtures';
 
 // An embed on another site, driven through its page's API in each engine: the example course
@@ -26,14 +27,14 @@ type CallOutcome = { value: unknown } | { error: string };
 type WithCalls = WithCells & { calls?: (CallOutcome | null)[] };
 
 /**
- * `call` (a function's source) on the page's cells, given at most `ms`. It is started in one
- * short script and its outcome read by others every quarter second, so no driver script stays
- * open while the embeds' frames load and post, and a call not answered in time fails with what
- * the cells told the page (the example page's event log: status, output, errors). Once in CI,
- * WebKitGTK behind the headers held this test to its 4-minute timeout with nothing said: which
- * call, and whether the embed or the driver never answered, could not be told.
+ * Starts `call` (a function's source) on the page's cells in one short script; `answerOf`
+ * reads its outcome in others, every quarter second. So no driver script stays open while the
+ * embeds' frames load and post, and a call not answered in time fails with what the cells told
+ * the page (the example page's event log: status, output, errors). Once in CI, WebKitGTK
+ * behind the headers held this test to its 4-minute timeout with nothing said: which call, and
+ * whether the embed or the driver never answered, could not be told.
  */
-async function onCells<T>(page: EnginePage, call: string, ms = 90_000): Promise<T> {
+async function startCall(page: EnginePage, call: string): Promise<{ call: string; index: number }> {
   const index = await page.evaluate((call) => {
     const w = window as WithCalls;
     const calls = (w.calls ??= []);
@@ -47,16 +48,28 @@ async function onCells<T>(page: EnginePage, call: string, ms = 90_000): Promise<
       );
     return i;
   }, call);
-  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+  return { call, index };
+}
+
+/** What a started call came to, within `ms`: its value, or its error thrown here. */
+async function answerOf<T>(page: EnginePage, { call, index }: { call: string; index: number }, ms = 90_000): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
     const outcome = await page.evaluate((i) => (window as WithCalls).calls?.[i] ?? null, index);
     if (outcome && 'error' in outcome) throw new Error(`${call} failed in the page: ${outcome.error}`);
     if (outcome) return outcome.value as T;
+    await sleep(250);
   }
   const told = await page.evaluate(() => ({
     ready: (window as WithCells).cells!.map((c) => c.sessionId ?? 'not yet'),
     log: document.getElementById('log')?.innerText.trim() || '(no event)',
   }));
   throw new Error(`${call} was not answered within ${ms / 1000} s; ready: ${told.ready.join(', ')}; the cells told the page:\n${told.log}`);
+}
+
+/** `call` on the page's cells, answered within 90 s. */
+async function onCells<T>(page: EnginePage, call: string): Promise<T> {
+  return answerOf<T>(page, await startCall(page, call));
 }
 
 let server: Server;
@@ -82,7 +95,7 @@ test.afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload', async ({ newProfile, host, engineName }) => {
+test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload; a call cut off by its frame loading again is refused', async ({ newProfile, host, engineName }) => {
   test.skip(engineName === 'chromium', "Chromium's defaults block storage in cross-site frames: see tests/e2e/embed.spec.ts");
   const profile = await newProfile();
   const page = await profile.newPage();
@@ -99,4 +112,17 @@ test('a course page on another site runs code in its embeds through the API; eac
   await expect.poll(() => page.evaluate(() => (window as WithCells).cells?.length ?? 0), { timeout: 60_000 }).toBe(2);
   expect(await onCells(page, '(cells) => Promise.all(cells.map((c) => c.ready))')).toEqual(ids);
   expect(await onCells(page, "(cells) => cells[0].getVariable('x')")).toMatchObject({ type: 'int', repr: '42' });
+
+  // The second cell's frame loads again (a new address of the same embed) while the page's run
+  // in it is under way: the page's call is refused, not left waiting, and the next is answered.
+  const endless = await startCall(page, "(cells) => cells[1].run('while True:\\n    pass')");
+  await expect.poll(() => page.evaluate(() => document.getElementById('log')?.innerText ?? ''), { timeout: 60_000 }).toContain('cell 2 status: running');
+  await page.evaluate(() => {
+    const frame = document.querySelectorAll('iframe')[1];
+    frame.src = frame.src.replace('#', '?again=1#');
+  });
+  await expect(answerOf(page, endless)).rejects.toThrow(
+    "failed in the page: The embed's frame loaded again before it answered; what the call did is unknown (a run may have finished and been kept).",
+  );
+  expect(await onCells(page, "(cells) => cells[1].run('6 * 7')")).toMatchObject({ status: 'ok', result: '42' });
 });
