@@ -1,5 +1,5 @@
 import { test, expect, type BrowserContext, type Page } from '@playwright/test';
-import { dumpDatabase, firstSessionId, openApp } from './app';
+import { dumpDatabase, FIRST_RUN, firstSessionId, openApp, region, reply, send } from './app';
 
 // Faults, bad input, concurrency and several tabs, in real Chromium. Each test belongs
 // to a category; the summary at the end counts what passed, and how much saved data
@@ -534,4 +534,56 @@ check('tabs kept in step', 'in the UI a second tab shows the session read-only w
   await expect(page.getByRole('button', { name: 'Take over' })).toBeVisible();
   const r = await second.evaluate((id) => window.pytabs!.run(id, 'shared'), id);
   expect(r.result?.['text/plain']).toBe("'from the first tab'");
+});
+
+check('faults survived', 'a crashed worker (os.abort()) restarts its session, which then runs, stops, checks and hands in', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openApp(page);
+  // A student's session of a one-check assignment, opened from its file as a student would.
+  const file = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const teacher = await api.createSession('Teacher');
+    const { file } = await window.pytabsLib!.saveAsAssignment(api, teacher.id, {
+      title: 'Crash course',
+      instructions: 'Set `answer` to 42.',
+      starterCode: '',
+      checkSource: "def check_answer():\n    assert answer == 42, 'answer should be 42'\n",
+      checks: [{ name: 'check_answer', points: 1 }],
+      timeLimitSeconds: 10,
+    });
+    return Array.from(file.data);
+  });
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Import session' }).click();
+  await (await chooser).setFiles([{ name: 'Crash course.pytabs.zip', mimeType: 'application/zip', buffer: Buffer.from(file) }]);
+  const tab = page.getByRole('tab', { name: 'Crash course' });
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+
+  await send(page, 'import os\nos.abort()');
+  await expect(reply(page, 1).getByRole('group', { name: 'Error' })).toContainText('SessionCrashed', FIRST_RUN);
+  // The restarted worker says it is ready, idle, with nothing to stop.
+  await expect(tab).toHaveAccessibleDescription('Ready', FIRST_RUN);
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();
+
+  await send(page, 'answer = 6 * 7\nanswer');
+  await expect(reply(page, 2)).toContainText('42', FIRST_RUN);
+  await expect(tab).toHaveAccessibleDescription('Ready');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();
+
+  await send(page, 'while True:\n    pass');
+  await expect(tab).toHaveAccessibleDescription('Running');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 3)).toContainText('Stopped after', { timeout: 30_000 });
+  await expect(tab).toHaveAccessibleDescription('Ready');
+
+  const panel = region(page, 'Assignment: Crash course');
+  await panel.getByRole('button', { name: 'Check my work' }).click();
+  await expect(panel.getByRole('list', { name: 'Check results' }).getByRole('listitem')).toHaveText([/^Passed check_answer \(1 of 1 points\)/]);
+  await panel.getByRole('button', { name: 'Hand in' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Hand in' });
+  await dialog.getByRole('textbox', { name: 'Your name' }).fill('Ada');
+  const download = page.waitForEvent('download');
+  await dialog.getByRole('button', { name: 'Save hand-in' }).click();
+  expect((await download).suggestedFilename()).toBe('Crash course-Ada.pytabs.zip');
+  await expect(tab).toHaveAccessibleDescription('Ready');
 });

@@ -325,3 +325,53 @@ test('Erase all data on this device leaves no database behind, and a reload is a
   await person.send("'secret' in globals()");
   await person.expectText(person.reply(1), 'False', FIRST_RUN);
 });
+
+test('a crashed worker (os.abort()) restarts its session, which then runs, stops, checks and hands in', ANY_HOST, async ({ person, host }) => {
+  await person.open(host.url);
+  // A student's session of a one-check assignment, opened from its file as a student would.
+  const file = await person.page.evaluate(async () => {
+    type Lib = { saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { data: Uint8Array } }> };
+    const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: { createSession: (name: string) => Promise<{ id: string }> }; pytabsLib: Lib };
+    const teacher = await api.createSession('Teacher');
+    const { file } = await lib.saveAsAssignment(api, teacher.id, {
+      title: 'Crash course',
+      instructions: 'Set `answer` to 42.',
+      starterCode: '',
+      checkSource: "def check_answer():\n    assert answer == 42, 'answer should be 42'\n",
+      checks: [{ name: 'check_answer', points: 1 }],
+      timeLimitSeconds: 10,
+    });
+    return Array.from(file.data);
+  });
+  await person.choose('Import session', [{ name: 'Crash course.pytabs.zip', data: new Uint8Array(file) }]);
+  await person.find({ role: 'heading', name: 'Crash course' });
+  const crashTab = tab('Crash course');
+  const stop = { role: 'button', name: 'Stop' };
+
+  await person.send('import os\nos.abort()');
+  await person.expectText(person.reply(1), 'SessionCrashed', FIRST_RUN);
+  // The restarted worker says it is ready, idle, with nothing to stop.
+  await person.expectText(crashTab, 'Ready', FIRST_RUN);
+  await person.expectDisabled(stop);
+
+  await person.send('answer = 6 * 7\nanswer');
+  await person.expectText(person.reply(2), '42', FIRST_RUN);
+  await person.expectText(crashTab, 'Ready');
+  await person.expectDisabled(stop);
+
+  await person.send('while True:\n    pass');
+  await person.expectText(crashTab, 'Running');
+  await person.click(stop);
+  await person.expectText(person.reply(3), 'Stopped after', FIRST_RUN);
+  await person.expectText(crashTab, 'Ready', FIRST_RUN);
+
+  const panel = person.region('Assignment: Crash course');
+  await person.click({ role: 'button', name: 'Check my work', within: panel });
+  await person.expectText({ role: 'list', name: 'Check results', within: panel }, 'Passed check_answer (1 of 1 points)', FIRST_RUN);
+  await person.click({ role: 'button', name: 'Hand in', within: panel });
+  const dialog = { role: 'dialog', name: 'Hand in' };
+  await person.fill({ role: 'textbox', name: 'Your name', within: dialog }, 'Ada');
+  const saved = await person.download(() => person.click({ role: 'button', name: 'Save hand-in', within: dialog }));
+  expect(saved.name).toBe('Crash course-Ada.pytabs.zip');
+  await person.expectText(crashTab, 'Ready');
+});

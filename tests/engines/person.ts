@@ -90,6 +90,19 @@ export class Person {
     return (await this.text(target)) !== null;
   }
 
+  /** Waits until the control is there and disabled (`disabled` false: enabled), as a person sees a greyed-out button. */
+  async expectDisabled(target: Target, disabled = true, timeout = 30_000): Promise<void> {
+    await expect
+      .poll(
+        async () => {
+          await this.withLibrary();
+          return this.page.evaluate(DISABLED, target);
+        },
+        { timeout, message: `${describe(target)} to be ${disabled ? 'disabled' : 'enabled'}` },
+      )
+      .toBe(disabled);
+  }
+
   /** Waits until the control is gone. */
   async expectGone(target: Target, timeout = 30_000): Promise<void> {
     await expect.poll(() => this.has(target), { timeout, message: `${describe(target)} to go` }).toBe(false);
@@ -218,6 +231,12 @@ const QUERY = (target: Target): Element | null => (window as unknown as Finder).
 const QUERY_ENABLED = (target: Target): Element | null => {
   const el = (window as unknown as Finder).__find(target);
   return el && !el.matches(':disabled') && el.getAttribute('aria-disabled') !== 'true' ? el : null;
+};
+
+/** Whether the control is disabled; null while there is none. */
+const DISABLED = (target: Target): boolean | null => {
+  const el = (window as unknown as Finder).__find(target);
+  return el ? el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' : null;
 };
 
 /** A control's text as a person reads it: a field's value, else its text. */

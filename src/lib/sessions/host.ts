@@ -82,6 +82,12 @@ interface LiveWorker {
   startAnswered: boolean;
   /** How the worker waits for the person's lines (input()); chosen with the worker, once the page's service worker had its chance to control it. */
   input: PageInput | null;
+  /**
+   * Calls running Python on this worker. Only runInWorker changes it, up on entry and down in
+   * its `finally`; a worker that ends takes its count with it, so a run that ends after its
+   * worker did (a crash, a stop) can never push a later worker's count below zero.
+   */
+  running: number;
 }
 
 /** A run's time limit, which stops counting while the run waits for input. */
@@ -106,7 +112,6 @@ interface PendingInput {
 export class SessionHost {
   private live: LiveWorker | null = null;
   private tail: Promise<unknown> = Promise.resolve();
-  private running = 0;
   private _state: HostState = 'asleep';
   /** Set while a stop is under way, so the run's result can say why it ended. */
   private stopCause: 'stopped' | 'timeout' | null = null;
@@ -149,7 +154,7 @@ export class SessionHost {
     const killed = new Promise<never>((_, reject) => (kill = reject));
     killed.catch(() => undefined);
     const interrupt = hasSharedMemory() ? new Uint8Array(new SharedArrayBuffer(1)) : undefined;
-    const live: LiveWorker = { worker: null, api: null, input: null, killed, kill, interrupt, started: Promise.resolve(null as never), startAnswered: this.sessionId === null };
+    const live: LiveWorker = { worker: null, api: null, input: null, killed, kill, interrupt, started: Promise.resolve(null as never), startAnswered: this.sessionId === null, running: 0 };
     this.live = live;
     this.setState('starting');
     live.started = Promise.race([this.launch(live), killed]).then(
@@ -161,7 +166,7 @@ export class SessionHost {
         prepareSpareWorker(this.env.indexURL, this.env.wasm?.(() => undefined), this.env.snapshot?.(() => undefined), this.env.packageIndexURL);
         noteWorkerScript(report.workerScript);
         this.env.afterStart?.(report);
-        if (this.live === live && this.running === 0) this.setState('ready');
+        if (this.live === live && live.running === 0) this.setState('ready');
         return report;
       },
       (error) => {
@@ -240,7 +245,7 @@ export class SessionHost {
    */
   private runInWorker<T>(timeoutMs: number, call: (live: StartedWorker, clock: RunClock) => Promise<T>): Promise<T> {
     return this.enqueue(async (live) => {
-      this.running++;
+      live.running++;
       this.setState('running');
       if (live.interrupt) live.interrupt[0] = 0;
       const clock = runClock(timeoutMs, () => void this.stop('timeout'));
@@ -255,9 +260,11 @@ export class SessionHost {
       } finally {
         clock.pause();
         if (this.waiting?.live === live) this.setWaiting(null);
-        this.stopCause = null;
-        this.running--;
-        if (this.live === live) this.setState(this.running ? 'running' : 'ready');
+        live.running--;
+        if (this.live === live) {
+          this.stopCause = null;
+          this.setState(live.running ? 'running' : 'ready');
+        }
       }
     });
   }
@@ -388,7 +395,7 @@ export class SessionHost {
   }
 
   get isRunning(): boolean {
-    return this.running > 0;
+    return (this.live?.running ?? 0) > 0;
   }
 
   get isLive(): boolean {
@@ -403,7 +410,7 @@ export class SessionHost {
    */
   async stop(cause: 'stopped' | 'timeout' = 'stopped'): Promise<'idle' | 'interrupted' | 'restarted'> {
     const live = this.live;
-    if (!live || this.running === 0) return 'idle';
+    if (!live || live.running === 0) return 'idle';
     this.stopCause = cause;
     const cancelled = this.cancelInput(live);
     if (live.interrupt || cancelled) {
@@ -459,8 +466,6 @@ export class SessionHost {
     if (!live) return Promise.resolve();
     this.live = null;
     live.kill(reason);
-    // The killed call's own `finally` never runs: its Comlink promise never settles.
-    this.running = 0;
     this.stopCause = null;
     if (this.waiting?.live === live) this.setWaiting(null);
     this.setState('asleep');
