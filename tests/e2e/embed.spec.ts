@@ -162,7 +162,7 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     const content = await first$.evaluate(() => Math.ceil(document.querySelector('main.embed')!.getBoundingClientRect().height));
     await expect.poll(() => page.locator('iframe').nth(0).evaluate((f) => f.getBoundingClientRect().height)).toBe(content);
 
-    // Cross-site, the embed is not cross-origin isolated (its page is not): FACTS and README.
+    // Cross-site, the embed is not cross-origin isolated (its page is not): FACTS and docs/embedding.md.
     expect(await first$.evaluate(() => crossOriginIsolated)).toBe(false);
   });
 

@@ -2,7 +2,7 @@ import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
 
 // Settings → This browser, per engine and host: the paths the app takes, each decided by
-// detecting the capability. README's table of engines is this table.
+// detecting the capability. docs/engines.md's table of them is this table.
 // JSPI: null where it depends on the version (Firefox ESR 140 has none, 153 has it); the line
 // must then say what the page itself finds.
 const EXPECTED: Record<string, { stop: string; jspi: boolean | null; persist: string }> = {

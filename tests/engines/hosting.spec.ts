@@ -139,7 +139,7 @@ test('without service workers (a private window), a plain host stays as it is, a
     await person.expectText(paths, 'Stop: restarts from the last saved state');
     await person.expectText(paths, 'Offline: no: this window has no service worker');
     await person.click({ role: 'button', name: 'Cancel', within: { role: 'dialog', name: 'Settings' } });
-    // What README's Hosting section warns of: nothing limits Python's network here.
+    // What docs/hosting.md ("What a plain host gets") warns of: nothing limits Python's network here.
     await person.send(probes(otherOrigin, host.url));
     await person.expectText(person.reply(2), "ways out: ['ok 200', 'ok 200', 'ok 200', 'ok 200']", FIRST_RUN);
     expect(hits.sort()).toEqual(['/js-fetch', '/pyfetch', '/xhr']);

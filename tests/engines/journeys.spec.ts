@@ -160,7 +160,7 @@ test('Stop on an endless loop ends the run and keeps the session', async ({ pers
   await person.expectText(person.reply(2), 'Stopped after');
   const stopped = (await person.text(person.reply(2)))!;
   // Chromium and Firefox behind COOP/COEP have SharedArrayBuffer, so Python is interrupted in place; elsewhere
-  // the session restarts from its last commit (README, "Every engine").
+  // the session restarts from its last commit (docs/engines.md, "What works where").
   if (INTERRUPTS[`${engineName}-${hostHeaders}`]) expect(stopped).not.toContain('restarted');
   else expect(stopped).toContain('the session restarted from its last saved state');
   expect(stopped).toContain('KeyboardInterrupt');

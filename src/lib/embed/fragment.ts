@@ -22,7 +22,7 @@ export interface EmbedSettings {
   showVariables?: boolean;
 }
 
-/** Fragment parameters, as README documents them. */
+/** Fragment parameters, as docs/embedding.md ("Its address") documents them. */
 export const EMBED_PARAMS = {
   id: 'id',
   page: 'page',
