@@ -2,7 +2,7 @@ import { test, expect } from '@playwright/test';
 import * as XLSX from 'xlsx';
 import { FIRST_RUN, openApp, region, reply, send } from '../../tests/e2e/app';
 import { runPython, startMockServer, stdoutOf, text, toolCalls, type Script } from '../../tests/mock-openai/server';
-import { dismissStorageNotice, scrollToTop, shoot } from './shoot';
+import { dismissStorageNotice, renameSession, scrollToTop, shoot } from './shoot';
 
 // docs/images/assistant.png: one Ask round. No model is reachable here, so the answers come from
 // the project's mock OpenAI-compatible server (tests/mock-openai), scripted as a model would
@@ -56,10 +56,7 @@ test('docs/images/assistant.png', async ({ page }) => {
   try {
     await openApp(page);
     await dismissStorageNotice(page);
-    await page.getByRole('button', { name: 'Rename session' }).click();
-    const rename = page.getByRole('dialog', { name: 'Rename session' });
-    await rename.getByRole('textbox', { name: 'Session name' }).fill('March sales');
-    await rename.getByRole('button', { name: 'Save name' }).click();
+    await renameSession(page, 'March sales');
 
     await page.getByRole('button', { name: 'Settings' }).click();
     const settings = page.getByRole('dialog', { name: 'Settings' });

@@ -2,7 +2,7 @@ import { test, expect, type Browser, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
 import { choose, FIRST_RUN, openApp, region, reply, send } from '../../tests/e2e/app';
-import { dismissStorageNotice, shoot } from './shoot';
+import { dismissStorageNotice, renameSession, sessionAction, shoot } from './shoot';
 
 // docs/images/grading.png: a teacher's grading table. The teacher saves an assignment, four
 // students (each a browser profile of their own) open it, write their code and hand in, and the
@@ -79,22 +79,19 @@ async function handIn(browser: Browser, assignment: { name: string; data: Buffer
 
 // The assignment's panel takes at most 45% of the window's height: a tall window shows all of the
 // table without scrolling, and the picture is the top of it, down to the panel's end.
-test.use({ viewport: { width: 1280, height: 1400 } });
+test.use({ viewport: { width: 1280, height: 1600 } });
 
 test('docs/images/grading.png', async ({ page, browser }) => {
   test.setTimeout(480_000);
   await openApp(page);
   await dismissStorageNotice(page);
-  await page.getByRole('button', { name: 'Rename session' }).click();
-  const rename = page.getByRole('dialog', { name: 'Rename session' });
-  await rename.getByRole('textbox', { name: 'Session name' }).fill(TITLE);
-  await rename.getByRole('button', { name: 'Save name' }).click();
+  await renameSession(page, TITLE);
   await choose(page, 'Upload files', [{ name: 'scores.xlsx', text: Buffer.from(workbook(), 'binary') }]);
   await expect(region(page, 'Files')).toContainText('scores.xlsx');
   // The teacher's own solution first, so the checks are known to pass on it.
   await send(page, RIGHT);
   await expect(reply(page, 1)).toContainText('67.125 95 7', FIRST_RUN);
-  await page.getByRole('button', { name: 'Save as assignment' }).click();
+  await sessionAction(page, 'Save as assignment');
   const dialog = page.getByRole('dialog', { name: 'Save as assignment' });
   await dialog.getByRole('textbox', { name: 'Title' }).fill(TITLE);
   await dialog

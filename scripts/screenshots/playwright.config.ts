@@ -23,6 +23,10 @@ export default defineConfig({
   use: {
     baseURL: `http://localhost:${PORT}/`,
     launchOptions,
+    // The dates and numbers the pictures show, whatever the machine's settings.
+    locale: 'en-US',
+    timezoneId: 'Europe/Berlin',
+    colorScheme: 'light',
     trace: 'off',
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions, viewport: { width: 1280, height: 800 } } }],

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { choose, FIRST_RUN, openApp, region, reply, send } from '../../tests/e2e/app';
-import { dismissStorageNotice, scrollToTop, shoot } from './shoot';
+import { dismissStorageNotice, renameSession, scrollToTop, shoot } from './shoot';
 
 // docs/images/session.png: a session as a person leaves it after a first look at their data:
 // a file uploaded, two runs (the second with an HTML table and a value), the variables they made.
@@ -45,11 +45,7 @@ total`;
 test('docs/images/session.png', async ({ page }) => {
   await openApp(page);
   await dismissStorageNotice(page);
-  await page.getByRole('button', { name: 'Rename session' }).click();
-  const rename = page.getByRole('dialog', { name: 'Rename session' });
-  await rename.getByRole('textbox', { name: 'Session name' }).fill('Sales');
-  await rename.getByRole('button', { name: 'Save name' }).click();
-  await expect(page.getByRole('heading', { name: 'Sales', level: 1 })).toBeVisible();
+  await renameSession(page, 'Sales');
 
   await choose(page, 'Upload files', [{ name: 'sales.csv', text: SALES }]);
   await expect(region(page, 'Files').getByRole('button', { name: 'Preview sales.csv' })).toBeVisible();
