@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CHROMIUM_ARGS, chromiumPath } from '../chromium.mjs';
 import { FIRST_RUN } from '../../tests/e2e/app';
 import { shoot } from './shoot';
@@ -10,7 +11,7 @@ import { shoot } from './shoot';
 // docs/images/embeds.png: a course page on another site (127.0.0.1, the app being on localhost)
 // with two PyTabs cells made by the embed client, each run once by the reader.
 
-const DIST = path.resolve('dist');
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const ORIGINS_FILE = path.join(DIST, 'embed-origins.json');
 
 const COURSE_PAGE = `<!doctype html>

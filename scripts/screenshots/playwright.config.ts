@@ -5,7 +5,8 @@ import { CHROMIUM_ARGS, chromiumPath } from '../chromium.mjs';
 // A tool, not a test suite: the root playwright.config.ts looks only in tests/e2e and vitest only
 // in tests/unit, so `npm test` never runs these. Each file makes one picture, and its test is
 // named after the picture, so a failure says which one.
-const PORT = Number(process.env.PW_PORT ?? 4202);
+// A port of its own (SCREENSHOTS_PORT), so that it can run beside the e2e suite's server.
+const PORT = Number(process.env.SCREENSHOTS_PORT ?? 4202);
 const launchOptions = { executablePath: chromiumPath(), args: CHROMIUM_ARGS };
 
 export default defineConfig({

@@ -55,8 +55,8 @@ export async function scrollToTop(target: Locator, margin = 8): Promise<void> {
 }
 
 /**
- * Writes the page as it is (or its top, down to `upTo`) to docs/images/<name>: no focus ring or text cursor (nothing is being
- * typed in a picture), animations at their end, and the file checked for size.
+ * Writes the page as it is (or its top, down to `upTo`) to docs/images/<name>: no focus ring or
+ * text cursor (nothing is being typed in a picture), animations at their end, its size checked.
  */
 export async function shoot(page: Page, name: string, options: { upTo?: Locator } = {}): Promise<void> {
   await notesGone(page);
