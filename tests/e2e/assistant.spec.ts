@@ -190,6 +190,8 @@ test('the seed question in two sessions at once: each answers from its own data.
       await expect(page.getByRole('radiogroup', { name: 'Message mode' }).getByRole('radio', { name: 'Ask' })).toBeChecked();
       // The empty conversation says what Ask does, not how to write Python.
       await expect(page.getByRole('region', { name: 'Conversation' })).toContainText('Ask a question about your data');
+      // So does the empty editor's hint.
+      await expect(page.getByRole('textbox', { name: 'Message' })).toContainText('A question in plain words');
       await attach(page, [
         { name: 'data.xlsx', buffer: workbook(s.tags) },
         { name: s.marker, buffer: Buffer.from(`this workspace is ${s.name}`) },
@@ -250,6 +252,7 @@ test('Stop ends a streaming answer and a run under way; the session stays usable
     // The session's Python first, so the stream is what runs when Stop is pressed.
     await page.getByRole('radio', { name: 'Code' }).check();
     await expect(page.getByRole('region', { name: 'Conversation' })).toContainText('Write Python and press Send.');
+    await expect(page.getByRole('textbox', { name: 'Message' })).toContainText('Python code, or Markdown');
     await send(page, 'print(1)');
     await expect(reply(page, 1)).toContainText('1', FIRST_RUN);
     await page.getByRole('radio', { name: 'Ask' }).check();
