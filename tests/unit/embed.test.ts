@@ -180,4 +180,25 @@ describe('the bridge', () => {
       request: { pytabs: 'embed', kind: 'request', requestId: 'r', op: 'writeFile', path: 'a.txt', data: 'x', sessionId: 's' },
     });
   });
+
+  it("limits a text file's data to 10 MiB of UTF-8, the bytes written, not 10 Mi characters", () => {
+    const max = 10 * 1024 * 1024;
+    const write = (data: string) => readRequest({ pytabs: 'embed', kind: 'request', requestId: 'r', op: 'writeFile', path: 'a.txt', data });
+    // "€" is 3 bytes: a third of the limit in characters is the limit in bytes, one more is over.
+    const euros = Math.floor(max / 3);
+    const under = '€'.repeat(euros) + 'a'.repeat(max - euros * 3);
+    expect(new TextEncoder().encode(under).byteLength).toBe(max);
+    expect(write(under)).toHaveProperty('request');
+    expect(write(under + 'a')).toMatchObject({ refused: expect.stringContaining('at most 10485760 bytes') });
+    expect(write('€'.repeat(euros + 1))).toHaveProperty('refused');
+    // A character outside the BMP is two UTF-16 units and 4 bytes; a lone surrogate is written as U+FFFD, 3 bytes.
+    const emoji = '😀'.repeat(max / 4);
+    expect(write(emoji)).toHaveProperty('request');
+    expect(write(emoji + 'a')).toHaveProperty('refused');
+    expect(write('\ud800'.repeat(euros) + 'a'.repeat(max - euros * 3))).toHaveProperty('request');
+    expect(write('\ud800'.repeat(euros + 1))).toHaveProperty('refused');
+    // ASCII up to the limit, and a Uint8Array by its length.
+    expect(write('a'.repeat(max))).toHaveProperty('request');
+    expect(write('a'.repeat(max + 1))).toHaveProperty('refused');
+  });
 });
