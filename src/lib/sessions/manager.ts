@@ -16,6 +16,7 @@ import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership
 import { RunCounts } from './run-counts';
 import { ALL_PARTS, type Change, type ChangePart } from './changes';
 import { LiveOps, StoredOps, type SessionOps } from './session-ops';
+import { quoteName } from '../quote-name';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
 
@@ -529,7 +530,7 @@ export class SessionManager {
   async readFile(sessionId: string, path: string): Promise<Uint8Array> {
     const clean = validateExistingPath(path);
     const data = await this.store(sessionId).readFile(clean);
-    if (!data) throw new Error(`No file named "${clean}" in this session.`);
+    if (!data) throw new Error(`No file named ${quoteName(clean)} in this session.`);
     return data;
   }
 
@@ -542,7 +543,7 @@ export class SessionManager {
     const clean = validateWorkspacePath(path);
     if (data.byteLength > this.settings.sessionLimitBytes) {
       throw new Error(
-        `"${clean}" is ${formatBytes(data.byteLength)}; a session holds at most ${formatBytes(this.settings.sessionLimitBytes)} (see Settings).`,
+        `${quoteName(clean)} is ${formatBytes(data.byteLength)}; a session holds at most ${formatBytes(this.settings.sessionLimitBytes)} (see Settings).`,
       );
     }
     await this.requireSession(sessionId);
