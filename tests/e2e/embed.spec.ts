@@ -303,9 +303,19 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
 });
 
 test('where the browser blocks storage in cross-site frames, the embed says so and opens the author\'s version in PyTabs', async ({ page, baseURL }) => {
+  const warnings: string[] = [];
+  page.on('console', (message) => void (message.type() === 'warning' && warnings.push(message.text())));
   await page.goto(examplePage(allowed.origin, baseURL));
   const first = page.locator('iframe').nth(0).contentFrame();
-  await expect(first.getByRole('alert')).toContainText('This browser does not let PyTabs keep anything inside another site\'s page');
+  // Said in the app's words, with what the reader can do; the browser's own words go to the console only.
+  const alert = first.getByRole('alert');
+  await expect(alert).toContainText(
+    'This browser does not let the embed keep data (storage is blocked for this site, often by a setting for third-party cookies and site data), so it cannot run here.',
+  );
+  await expect(alert).toContainText(`allow third-party cookies and site data for ${new URL(baseURL!).hostname} in this browser's settings and reload the page.`);
+  await expect(alert).not.toContainText('denied');
+  await expect(alert).not.toContainText('(The user');
+  expect(warnings.join('\n')).toContain('The user denied permission to access the database.');
   const popup = page.context().waitForEvent('page');
   await first.getByRole('link', { name: 'Open in PyTabs' }).click();
   const opened = await popup;
