@@ -17,6 +17,10 @@ import {
   type EmbedHandlers,
 } from '../../src/lib/embed';
 import { SHARE_VERSION, packShare } from '../../src/lib/portability/share-format';
+import { downloadAllWork } from '../../src/lib/portability';
+import { addSession, listSessionRecords, newSessionRecord } from '../../src/lib/storage/sessions';
+import { applyCleanup } from '../../src/lib/sessions/cleanup';
+import { unzipSync } from 'fflate';
 
 // Embeds on real (fake-indexeddb) storage and real fflate: the fragment's options and refusals,
 // the session kept per page and id, Reset, the origins file, and the bridge's rules about
@@ -106,6 +110,18 @@ describe("an embed's session", () => {
     // Reset refuses a session that is not this embed's, and changes nothing of it.
     await expect(resetEmbed(manager, other.sessionId, page, changed.options, changed.author)).rejects.toThrow(/not this embed/);
     expect((await manager.db.getAll('fileData', sessionRange(other.sessionId))).map((f) => new TextDecoder().decode(f.data))).toEqual(['x\n1\n']);
+  });
+  it("is kept apart from the person's sessions: not listed, not in Download all my work, and still in the cleanup policy", async () => {
+    const manager = await device();
+    await addSession(manager.db, newSessionRecord('mine', 'Mine', 1));
+    const opened = await readEmbed(address({ id: 'a' }, ['print(1)']));
+    const { sessionId } = await openEmbedSession(manager, { origin: 'https://pytabs.example', key: 'https://pytabs.example/embed/example.html' }, opened.options, opened.author, 2);
+    expect((await listSessionRecords(manager.db)).map((r) => r.id)).toEqual(['mine']);
+    expect((await listSessionRecords(manager.db, { embeds: true })).map((r) => r.id)).toEqual(['mine', sessionId]);
+    expect(Object.keys(unzipSync((await downloadAllWork(manager)).data))).toEqual(['Mine.pytabs.zip']);
+    // An embed left unused goes as any session does.
+    const report = await applyCleanup(manager.db, { inactiveAfterDays: 1, deleteAfterDays: 2 }, 10 * 24 * 3600 * 1000);
+    expect(report.deleted.sort()).toEqual(['mine', sessionId].sort());
   });
 });
 

@@ -379,14 +379,16 @@ export class SessionManager {
   }
 
   /**
-   * Every session in this browser, oldest first, with its counters and status.
+   * The person's sessions in this browser, oldest first, with their counters and status.
+   * Embeds' sessions (of course pages on this origin) are kept apart and left out, unless
+   * `includeEmbeds` asks for them too.
    *
    * @example (await pytabs.listSessions()).map((s) => s.name);
    */
-  async listSessions(): Promise<SessionInfo[]> {
+  async listSessions({ includeEmbeds = false }: { includeEmbeds?: boolean } = {}): Promise<SessionInfo[]> {
     // Opened before the read, so the read sees the counts.
     void this.runCounts.flush();
-    return (await listSessionRecords(this.db)).map((r) => this.info(r));
+    return (await listSessionRecords(this.db, { embeds: includeEmbeds })).map((r) => this.info(r));
   }
 
   /**
