@@ -135,18 +135,47 @@ function pyodideNodeBuiltins(): Plugin {
   };
 }
 
+/** The headers `public/_headers` (served by static hosts as dist/_headers) gives the rule for `pattern`, as written there. */
+function headersRule(pattern: string): Record<string, string> {
+  const lines = readFileSync(fileURLToPath(new URL('./public/_headers', import.meta.url)), 'utf8').split('\n');
+  const start = lines.findIndex((line) => line.trim() === pattern && !/^\s/.test(line));
+  const out: Record<string, string> = {};
+  for (const line of start < 0 ? [] : lines.slice(start + 1)) {
+    if (!/^\s+\S/.test(line)) break;
+    const colon = line.indexOf(':');
+    out[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
+
 /**
- * The session worker's Content-Security-Policy, read from public/_headers, which static hosts
- * serve as dist/_headers: one policy for the dev and preview servers, such hosts, and the
- * service worker, which adds it on hosts that send none. PYTABS_WORKER_CONNECT_SRC adds
- * origins to its connect-src (a package index on another origin).
+ * The session worker's Content-Security-Policy, read from public/_headers: one policy for the
+ * dev and preview servers, static hosts that read that file, and the service worker, which
+ * adds it on hosts that send none. PYTABS_WORKER_CONNECT_SRC adds origins to its connect-src
+ * (a package index on another origin).
  */
 function workerPolicy(): string {
-  const headers = readFileSync(fileURLToPath(new URL('./public/_headers', import.meta.url)), 'utf8');
-  const rule = /^\/assets\/session\.worker-\*\s*\n\s+Content-Security-Policy:\s*(.+)$/m.exec(headers);
-  if (!rule) throw new Error('public/_headers has no Content-Security-Policy for /assets/session.worker-*');
+  const policy = headersRule('/assets/session.worker-*')['Content-Security-Policy'];
+  if (!policy) throw new Error('public/_headers has no Content-Security-Policy for /assets/session.worker-*');
   const extra = process.env.PYTABS_WORKER_CONNECT_SRC?.trim();
-  return extra ? rule[1].replace(/connect-src ([^;]*)/, `connect-src $1 ${extra}`) : rule[1];
+  return extra ? policy.replace(/connect-src ([^;]*)/, `connect-src $1 ${extra}`) : policy;
+}
+
+/**
+ * The dev and preview servers send the embed client and its example what public/_headers asks
+ * for them (Access-Control-Allow-Origin), so a course page on another origin can import the
+ * client from `npm start` as from a deployment.
+ */
+function embedHeaders(): Plugin {
+  const apply = (server: { middlewares: { use: (fn: (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => void) => void } }) => {
+    const headers = headersRule('/embed/*');
+    if (!Object.keys(headers).length) throw new Error('public/_headers has no rule for /embed/*');
+    server.middlewares.use((req, res, next) => {
+      if ((req.url ?? '').startsWith('/embed/')) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      next();
+    });
+  };
+  return { name: 'pytabs-embed-headers', configureServer: apply, configurePreviewServer: apply };
 }
 
 /**
@@ -240,7 +269,7 @@ function embedClient(): Plugin {
 
 export default defineConfig({
   base: './',
-  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), serviceWorker(), embedClient()],
+  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), embedHeaders(), serviceWorker(), embedClient()],
   // Shared with the service worker's own build (src/sw.ts), which adds the policy on hosts that send none.
   define: { __PYTABS_WORKER_CSP__: JSON.stringify(workerPolicy()) },
   // Pyodide is bundled into the session worker, which Vite builds with its own plugins.

@@ -1,3 +1,5 @@
+import { quoteName } from './quote-name';
+
 /** The longest workspace path accepted, in characters. */
 export const MAX_PATH_LENGTH = 255;
 
@@ -20,12 +22,12 @@ export function validateWorkspacePath(raw: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new InvalidPathError('A file name cannot contain control characters.');
   if (raw.includes('\\')) throw new InvalidPathError('A file name cannot contain a backslash.');
-  if (raw.startsWith('/')) throw new InvalidPathError(`"${raw}" is an absolute path; use a name inside the workspace.`);
+  if (raw.startsWith('/')) throw new InvalidPathError(`${quoteName(raw)} is an absolute path; use a name inside the workspace.`);
   const parts = raw.split('/');
   for (const part of parts) {
-    if (part === '..') throw new InvalidPathError(`"${raw}" would leave the workspace ("..").`);
-    if (part === '' || part === '.') throw new InvalidPathError(`"${raw}" has an empty or "." path segment.`);
-    if (/[<>:"|?*]/.test(part)) throw new InvalidPathError(`"${raw}" contains a character not allowed in file names (< > : " | ? *).`);
+    if (part === '..') throw new InvalidPathError(`${quoteName(raw)} would leave the workspace ("..").`);
+    if (part === '' || part === '.') throw new InvalidPathError(`${quoteName(raw)} has an empty or "." path segment.`);
+    if (/[<>:"|?*]/.test(part)) throw new InvalidPathError(`${quoteName(raw)} contains a character not allowed in file names (< > : " | ? *).`);
   }
   return parts.join('/');
 }
@@ -38,10 +40,10 @@ export function validateWorkspacePath(raw: string): string {
 export function validateExistingPath(raw: string): string {
   if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError('A file name cannot be empty.');
   if (raw.includes('\u0000')) throw new InvalidPathError('A file name cannot contain a NUL character.');
-  if (raw.startsWith('/')) throw new InvalidPathError(`"${raw}" is an absolute path; use a name inside the workspace.`);
+  if (raw.startsWith('/')) throw new InvalidPathError(`${quoteName(raw)} is an absolute path; use a name inside the workspace.`);
   for (const part of raw.split('/')) {
-    if (part === '..') throw new InvalidPathError(`"${raw}" would leave the workspace ("..").`);
-    if (part === '' || part === '.') throw new InvalidPathError(`"${raw}" has an empty or "." path segment.`);
+    if (part === '..') throw new InvalidPathError(`${quoteName(raw)} would leave the workspace ("..").`);
+    if (part === '' || part === '.') throw new InvalidPathError(`${quoteName(raw)} has an empty or "." path segment.`);
   }
   return raw;
 }

@@ -13,6 +13,7 @@ import {
 } from '../lib';
 import type { Reporter } from './reporter';
 import type { SessionPortability } from './session-portability.svelte';
+import { quoteName } from '../lib/quote-name';
 
 /** A prepared session's link waiting for the person's Open or Cancel. */
 export interface PreparedAsk {
@@ -80,7 +81,7 @@ export class AppPortability {
         await this.opened(await importSession(this.manager, { name: file.name, data }));
       } catch (error) {
         // The library's errors name the file and say nothing was saved; a file the browser cannot read is said here.
-        this.app.notify(message(error).startsWith('Cannot import') ? error : new Error(`Cannot import "${file.name}": ${message(error)}`));
+        this.app.notify(message(error).startsWith('Cannot import') ? error : new Error(`Cannot import ${quoteName(file.name)}: ${message(error)}`));
       }
     }
   }

@@ -7,6 +7,7 @@ import { SessionAssignmentView } from './session-assignment.svelte';
 import type { Reporter } from './reporter';
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
+import { quoteName } from '../lib/quote-name';
 
 /** An open file preview: the bytes it was made from, so an image can be shown from them. */
 export interface ShownPreview {
@@ -424,7 +425,7 @@ export class SessionView {
         const data = new Uint8Array(await file.arrayBuffer());
         this.attachments = [...this.attachments.filter((a) => a.name !== file.name), { name: file.name, data }];
       } catch (error) {
-        this.report.notify(new Error(`Could not read "${file.name}": ${message(error)}`));
+        this.report.notify(new Error(`Could not read ${quoteName(file.name)}: ${message(error)}`));
       }
     }
   }
@@ -442,7 +443,7 @@ export class SessionView {
         await this.manager.writeFile(this.id, file.name, new Uint8Array(await file.arrayBuffer()));
         this.report.inform(`Uploaded ${file.name}.`);
       } catch (error) {
-        this.report.notify(new Error(`Could not upload "${file.name}": ${message(error)}`));
+        this.report.notify(new Error(`Could not upload ${quoteName(file.name)}: ${message(error)}`));
       }
     }
   }

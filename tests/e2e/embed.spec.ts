@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { dumpDatabase, FIRST_RUN, openApp, reply, send } from './app';
+import { dumpDatabase, FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
 import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
 
 // Embeds as a course page uses them: the example page (dist/embed/example.html) and the embed
@@ -303,13 +303,74 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
 });
 
 test('where the browser blocks storage in cross-site frames, the embed says so and opens the author\'s version in PyTabs', async ({ page, baseURL }) => {
+  const warnings: string[] = [];
+  page.on('console', (message) => void (message.type() === 'warning' && warnings.push(message.text())));
   await page.goto(examplePage(allowed.origin, baseURL));
   const first = page.locator('iframe').nth(0).contentFrame();
-  await expect(first.getByRole('alert')).toContainText('This browser does not let PyTabs keep anything inside another site\'s page');
+  // Said in the app's words, with what the reader can do; the browser's own words go to the console only.
+  const alert = first.getByRole('alert');
+  await expect(alert).toContainText(
+    'This browser does not let the embed keep data (storage is blocked for this site, often by a setting for third-party cookies and site data), so it cannot run here.',
+  );
+  await expect(alert).toContainText(`allow third-party cookies and site data for ${new URL(baseURL!).hostname} in this browser's settings and reload the page.`);
+  await expect(alert).not.toContainText('denied');
+  await expect(alert).not.toContainText('(The user');
+  expect(warnings.join('\n')).toContain('The user denied permission to access the database.');
   const popup = page.context().waitForEvent('page');
   await first.getByRole('link', { name: 'Open in PyTabs' }).click();
   const opened = await popup;
   await expect(opened.getByRole('dialog', { name: 'Open a shared session?' }).getByRole('region', { name: 'Code in the link' }).locator('pre')).toHaveText(CODE);
+});
+
+test("embeds on a page of the app's own origin are kept apart from the person's sessions: never listed or opened, and erased with all data", async ({ page, context }) => {
+  // The shipped example opened where the app is deployed, without ?app=: its embeds' frames are of the app's origin.
+  await page.goto('/embed/example.html');
+  await page.waitForFunction(() => window.cells?.length === 2);
+  const embeds = await page.evaluate(() => Promise.all(window.cells.map((c) => c.ready)));
+  expect(await page.evaluate(() => window.cells[0].run('kept = 6 * 7\nkept'))).toMatchObject({ status: 'ok', result: '42' });
+
+  // The app in the same browser opens a session of the person's own, not an embed's.
+  const app = await context.newPage();
+  await openApp(app);
+  const mine = await firstSessionId(app);
+  expect(embeds).not.toContain(mine);
+  await expect(app.getByRole('tab')).toHaveCount(1);
+  await expect(app.getByRole('tab', { name: 'Session 1' })).toHaveAttribute('aria-selected', 'true');
+  expect(app.url()).toContain(`#/s/${mine}`);
+  await expect(app.getByRole('list', { name: 'Session list' }).getByRole('listitem')).toHaveCount(1);
+  expect((await app.evaluate(() => window.pytabs!.listSessions())).map((s) => s.id)).toEqual([mine]);
+  expect((await app.evaluate(() => window.pytabs!.listSessions({ includeEmbeds: true }))).map((s) => s.id).sort()).toEqual([mine, ...embeds].sort());
+
+  // An embed's run is told to the app's tab (one database, one channel): its list still has only the person's session.
+  expect(await page.evaluate(() => window.cells[1].run('again = 1'))).toMatchObject({ status: 'ok' });
+  await expect
+    .poll(() => app.evaluate((id) => window.pytabs!.listSessions({ includeEmbeds: true }).then((l) => l.find((s) => s.id === id)?.totalExecutions), embeds[1]))
+    .toBe(1);
+  // The app reads its list again within a moment of the change (src/ui/app-state.svelte.ts).
+  await app.waitForTimeout(1000);
+  await expect(app.getByRole('tab')).toHaveCount(1);
+
+  // Deleting the person's only session opens none of the embeds'; the next start makes a new "Session 1".
+  await app.getByRole('button', { name: 'Delete session' }).click();
+  await app.getByRole('dialog', { name: 'Delete session?' }).getByRole('button', { name: 'Delete permanently' }).click();
+  await expect(app.getByRole('tab')).toHaveCount(0);
+  await expect(app.getByRole('list', { name: 'Session list' }).getByRole('listitem')).toHaveCount(0);
+  await app.reload();
+  await expect(app.getByRole('tab', { name: 'Session 1' })).toHaveAttribute('aria-selected', 'true');
+  expect(embeds).not.toContain(await firstSessionId(app));
+
+  // Erase all data on this device takes the embeds' sessions with everything else: the example's cells start afresh.
+  await page.close();
+  await app.getByRole('button', { name: 'Settings' }).click();
+  await app.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Erase all data on this device' }).click();
+  await app.getByRole('dialog', { name: 'Erase all data on this device?' }).getByRole('button', { name: 'Erase everything' }).click();
+  await expect(app.getByRole('alert')).toContainText('All PyTabs data on this device was erased.');
+  const again = await context.newPage();
+  await again.goto('/embed/example.html');
+  await again.waitForFunction(() => window.cells?.length === 2);
+  const fresh = await again.evaluate(() => Promise.all(window.cells.map((c) => c.ready)));
+  expect(fresh.filter((id) => embeds.includes(id))).toEqual([]);
+  expect(await again.evaluate(() => window.cells[0].listVariables())).toEqual([]);
 });
 
 /** An embed's fragment with code packed as a shared link's. */

@@ -86,8 +86,10 @@ test('rename, clear and delete a session; errors are shown, not swallowed', asyn
   await expect(page.getByRole('heading', { name: 'Analysis', level: 1 })).toBeVisible();
 
   // A file name the workspace refuses (and that holds markup) is reported as plain text.
-  await choose(page, 'Upload files', [{ name: 'keep.txt', text: 'kept' }, { name: 'a<b>:c.txt', text: 'x' }]);
+  await choose(page, 'Upload files', [{ name: 'keep.txt', text: 'kept' }, { name: 'a<b>:c.txt', text: 'x' }, { name: 'bad\x07name.txt', text: 'x' }]);
   await expect(page.getByRole('alert').filter({ hasText: 'Could not upload "a<b>:c.txt"' })).toBeVisible();
+  // A control character in a name is shown escaped, not as nothing ("badname.txt").
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not upload "bad\\x07name.txt": A file name cannot contain control characters.' })).toBeVisible();
   await expect(region(page, 'Files').getByRole('button', { name: 'Preview keep.txt' })).toBeVisible();
 
   await send(page, 'kept = 5\nkept');

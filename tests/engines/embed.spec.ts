@@ -7,8 +7,10 @@ import { sleep } from '../../src/lib/timing';
 import { test, expect } from './fixtures';
 
 // An embed on another site, driven through its page's API in each engine: the example course
-// page (dist/embed/example.html) and the client, served from localhost while the app is on
-// 127.0.0.1 (another site), allowed in the build's embed-origins.json as a deployer does.
+// page (dist/embed/example.html) served from localhost while the app is on 127.0.0.1 (another
+// site), allowed in the build's embed-origins.json as a deployer does. The page imports the
+// client from the app's host where that host sends the build's `_headers` (which allow it
+// cross-origin), and a copy beside the page where the host sends no headers.
 // Chromium's default settings block storage in cross-site frames, so there the embed cannot
 // keep a session (tests/e2e/embed.spec.ts covers that and the rest in Chromium).
 
@@ -75,13 +77,24 @@ async function onCells<T>(page: EnginePage, call: string): Promise<T> {
 let server: Server;
 let pageOrigin = '';
 let deployed: string | null = null;
+/** Where the example page imports the client from: its own folder (a copy), or the app's host. */
+let clientFrom: string | null = null;
+
+/** The example page, importing the client from `clientFrom` when that is set. */
+function examplePage(): string {
+  const html = readFileSync(path.join(DIST, 'embed', 'example.html'), 'utf8');
+  if (!clientFrom) return html;
+  const own = "await import(new URL('pytabs-embed.js', import.meta.url).href)";
+  if (!html.includes(own)) throw new Error('example.html no longer imports the client as this test expects');
+  return html.replace(own, `await import(${JSON.stringify(clientFrom)})`);
+}
 
 test.beforeAll(async () => {
   server = createServer((req, res) => {
     const name = new URL(req.url ?? '/', 'http://host').pathname.replace(/^\/embed\//, '');
     if (!['example.html', 'pytabs-embed.js'].includes(name)) return void res.writeHead(404).end();
     res.writeHead(200, { 'Content-Type': name.endsWith('.html') ? 'text/html' : 'text/javascript', 'Cache-Control': 'no-store' });
-    res.end(readFileSync(path.join(DIST, 'embed', name)));
+    res.end(name === 'example.html' ? examplePage() : readFileSync(path.join(DIST, 'embed', name)));
   });
   await new Promise<void>((resolve) => server.listen(0, resolve));
   pageOrigin = `http://localhost:${(server.address() as AddressInfo).port}`;
@@ -95,8 +108,9 @@ test.afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload; a call cut off by its frame loading again is refused', async ({ newProfile, host, engineName }) => {
+test('a course page on another site runs code in its embeds through the API; each keeps its own variables across a reload; a call cut off by its frame loading again is refused', async ({ newProfile, host, engineName, hostHeaders }) => {
   test.skip(engineName === 'chromium', "Chromium's defaults block storage in cross-site frames: see tests/e2e/embed.spec.ts");
+  clientFrom = hostHeaders === 'project' ? `${host.url}embed/pytabs-embed.js` : null;
   const profile = await newProfile();
   const page = await profile.newPage();
   const url = `${pageOrigin}/embed/example.html?app=${encodeURIComponent(host.url)}`;
@@ -104,6 +118,8 @@ test('a course page on another site runs code in its embeds through the API; eac
   await expect.poll(() => page.evaluate(() => (window as WithCells).cells?.length ?? 0), { timeout: 60_000 }).toBe(2);
   const ids = await onCells<string[]>(page, '(cells) => Promise.all(cells.map((c) => c.ready))');
   expect(new Set(ids).size).toBe(2);
+  // Behind the headers, the client the page runs came from the app's host.
+  expect(host.served.some((s) => s.path === 'embed/pytabs-embed.js' && s.status === 200)).toBe(hostHeaders === 'project');
   expect(await onCells(page, "(cells) => cells[0].run('x = 6 * 7\\nx')")).toMatchObject({ status: 'ok', result: '42' });
   expect(await onCells(page, `(cells) => cells[1].run("'x' in globals()")`)).toMatchObject({ status: 'ok', result: 'False' });
 

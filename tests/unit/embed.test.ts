@@ -17,6 +17,10 @@ import {
   type EmbedHandlers,
 } from '../../src/lib/embed';
 import { SHARE_VERSION, packShare } from '../../src/lib/portability/share-format';
+import { downloadAllWork } from '../../src/lib/portability';
+import { addSession, listSessionRecords, newSessionRecord } from '../../src/lib/storage/sessions';
+import { applyCleanup } from '../../src/lib/sessions/cleanup';
+import { unzipSync } from 'fflate';
 
 // Embeds on real (fake-indexeddb) storage and real fflate: the fragment's options and refusals,
 // the session kept per page and id, Reset, the origins file, and the bridge's rules about
@@ -107,6 +111,18 @@ describe("an embed's session", () => {
     await expect(resetEmbed(manager, other.sessionId, page, changed.options, changed.author)).rejects.toThrow(/not this embed/);
     expect((await manager.db.getAll('fileData', sessionRange(other.sessionId))).map((f) => new TextDecoder().decode(f.data))).toEqual(['x\n1\n']);
   });
+  it("is kept apart from the person's sessions: not listed, not in Download all my work, and still in the cleanup policy", async () => {
+    const manager = await device();
+    await addSession(manager.db, newSessionRecord('mine', 'Mine', 1));
+    const opened = await readEmbed(address({ id: 'a' }, ['print(1)']));
+    const { sessionId } = await openEmbedSession(manager, { origin: 'https://pytabs.example', key: 'https://pytabs.example/embed/example.html' }, opened.options, opened.author, 2);
+    expect((await listSessionRecords(manager.db)).map((r) => r.id)).toEqual(['mine']);
+    expect((await listSessionRecords(manager.db, { embeds: true })).map((r) => r.id)).toEqual(['mine', sessionId]);
+    expect(Object.keys(unzipSync((await downloadAllWork(manager)).data))).toEqual(['Mine.pytabs.zip']);
+    // An embed left unused goes as any session does.
+    const report = await applyCleanup(manager.db, { inactiveAfterDays: 1, deleteAfterDays: 2 }, 10 * 24 * 3600 * 1000);
+    expect(report.deleted.sort()).toEqual(['mine', sessionId].sort());
+  });
 });
 
 describe('embed-origins.json', () => {
@@ -179,5 +195,26 @@ describe('the bridge', () => {
     expect(readRequest({ pytabs: 'embed', kind: 'request', requestId: 'r', op: 'writeFile', path: 'a.txt', data: 'x', sessionId: 's' })).toEqual({
       request: { pytabs: 'embed', kind: 'request', requestId: 'r', op: 'writeFile', path: 'a.txt', data: 'x', sessionId: 's' },
     });
+  });
+
+  it("limits a text file's data to 10 MiB of UTF-8, the bytes written, not 10 Mi characters", () => {
+    const max = 10 * 1024 * 1024;
+    const write = (data: string) => readRequest({ pytabs: 'embed', kind: 'request', requestId: 'r', op: 'writeFile', path: 'a.txt', data });
+    // "€" is 3 bytes: a third of the limit in characters is the limit in bytes, one more is over.
+    const euros = Math.floor(max / 3);
+    const under = '€'.repeat(euros) + 'a'.repeat(max - euros * 3);
+    expect(new TextEncoder().encode(under).byteLength).toBe(max);
+    expect(write(under)).toHaveProperty('request');
+    expect(write(under + 'a')).toMatchObject({ refused: expect.stringContaining('at most 10485760 bytes') });
+    expect(write('€'.repeat(euros + 1))).toHaveProperty('refused');
+    // A character outside the BMP is two UTF-16 units and 4 bytes; a lone surrogate is written as U+FFFD, 3 bytes.
+    const emoji = '😀'.repeat(max / 4);
+    expect(write(emoji)).toHaveProperty('request');
+    expect(write(emoji + 'a')).toHaveProperty('refused');
+    expect(write('\ud800'.repeat(euros) + 'a'.repeat(max - euros * 3))).toHaveProperty('request');
+    expect(write('\ud800'.repeat(euros + 1))).toHaveProperty('refused');
+    // ASCII up to the limit, and a Uint8Array by its length.
+    expect(write('a'.repeat(max))).toHaveProperty('request');
+    expect(write('a'.repeat(max + 1))).toHaveProperty('refused');
   });
 });

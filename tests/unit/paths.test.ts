@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { validateExistingPath, validateWorkspacePath, MAX_PATH_LENGTH } from '../../src/lib/paths';
+import { quoteName } from '../../src/lib/quote-name';
 
 describe('validateWorkspacePath', () => {
   it('accepts plain and nested names', () => {
@@ -44,5 +45,20 @@ describe('validateExistingPath', () => {
     ['a//b', 'empty or "."'],
   ])('still refuses %j', (name, message) => {
     expect(() => validateExistingPath(name)).toThrow(message);
+  });
+});
+
+describe('quoteName', () => {
+  it('shows every invisible character of a name as its escape, and leaves the rest as it is', () => {
+    expect(quoteName('bad\x07name.txt')).toBe('"bad\\x07name.txt"');
+    expect(quoteName('a\u0000b\tc\nd\x7fe\x9bf')).toBe('"a\\x00b\\x09c\\x0ad\\x7fe\\x9bf"');
+    // Zero-width, bidirectional overrides (a name that reads "txt.exe" backwards), the BOM, a line separator, a lone surrogate.
+    expect(quoteName('a\u200bb\u202etxt.exe\ufeff\u2028\ud800')).toBe('"a\\u200bb\\u202etxt.exe\\ufeff\\u2028\\ud800"');
+    expect(quoteName('données-été 😀 (1).xlsx')).toBe('"données-été 😀 (1).xlsx"');
+  });
+
+  it('is used by the refusals that name a file', () => {
+    expect(() => validateExistingPath('bad\x07name/../../x')).toThrow('"bad\\x07name/../../x" would leave the workspace');
+    expect(() => validateExistingPath('/bad\x1bname')).toThrow('"/bad\\x1bname" is an absolute path');
   });
 });

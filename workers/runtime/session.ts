@@ -20,6 +20,7 @@ import { OutputStream } from './output';
 import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
+import { quoteName } from '../../src/lib/quote-name';
 
 /** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
@@ -303,7 +304,7 @@ export class WorkerSession {
 
   async deleteFile(rawPath: string): Promise<void> {
     const path = validateExistingPath(rawPath);
-    if (!this.known.has(path)) throw new Error(`No file named "${path}" in this session.`);
+    if (!this.known.has(path)) throw new Error(`No file named ${quoteName(path)} in this session.`);
     this.pyodide.FS.unlink(`${WORKSPACE}/${path}`);
     await this.commitFiles({ delete: [path] });
   }

@@ -72,6 +72,24 @@ export type EmbedMessage = EmbedReply | EmbedEvent;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max;
 
+/** The bytes `text` takes in UTF-8, as TextEncoder writes it (a lone surrogate as U+FFFD, 3 bytes), without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Text whose UTF-8 (what is written to the file) is at most `max` bytes. */
+const isTextOfBytes = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max && (v.length * 3 <= max || utf8Length(v) <= max);
+
 /**
  * A page's message checked field by field: the request, or why it is refused (with its request
  * id when it had a usable one, so the page can be told), or null when it is not a PyTabs embed
@@ -93,8 +111,8 @@ export function readRequest(data: unknown): { request: EmbedRequest } | { refuse
       return { request: { ...base, op: 'run', code: data.code } };
     case 'writeFile': {
       if (!isString(data.path, MAX_PATH_CHARS) || !data.path) return refuse(`"path" must be a file name of 1 to ${MAX_PATH_CHARS} characters.`);
-      const ok = (isString(data.data, MAX_FILE_BYTES)) || (data.data instanceof Uint8Array && data.data.byteLength <= MAX_FILE_BYTES);
-      if (!ok) return refuse(`"data" must be text or a Uint8Array of at most ${MAX_FILE_BYTES} bytes.`);
+      const ok = isTextOfBytes(data.data, MAX_FILE_BYTES) || (data.data instanceof Uint8Array && data.data.byteLength <= MAX_FILE_BYTES);
+      if (!ok) return refuse(`"data" must be text or a Uint8Array of at most ${MAX_FILE_BYTES} bytes (text counts in UTF-8, as it is written).`);
       return { request: { ...base, op: 'writeFile', path: data.path, data: data.data as string | Uint8Array } };
     }
     case 'getVariable':

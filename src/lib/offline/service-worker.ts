@@ -40,12 +40,13 @@ const CHUNK_RELOAD_KEY = 'pytabs:reloaded-for-missing-chunk';
  */
 const CONTROL_WAIT_MS = 5000;
 
+// Embeds' sessions too: in an embed's frame, its session is the one that runs.
 async function busy(manager: SessionManager): Promise<boolean> {
-  return (await manager.listSessions()).some((s) => s.status === 'running' || s.status === 'starting');
+  return (await manager.listSessions({ includeEmbeds: true })).some((s) => s.status === 'running' || s.status === 'starting');
 }
 
 async function executions(manager: SessionManager): Promise<number> {
-  return (await manager.listSessions()).reduce((sum, s) => sum + s.totalExecutions, 0);
+  return (await manager.listSessions({ includeEmbeds: true })).reduce((sum, s) => sum + s.totalExecutions, 0);
 }
 
 /** Resolves once no session of this tab has been starting or running for IDLE_SETTLE_MS. */

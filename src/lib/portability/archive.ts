@@ -1,6 +1,7 @@
 import { Unzip, UnzipInflate, zipSync, type Zippable } from 'fflate';
 import { formatBytes } from '../format';
 import { ImportError } from './errors';
+import { quoteName } from '../quote-name';
 
 /** What an archive may hold: the most an entry of this name may unpack to (throws for names it may not hold). */
 export interface ArchiveRules {
@@ -34,11 +35,11 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
   const unzip = new Unzip((file) => {
     const name = file.name;
     if (++count > rules.maxEntries) throw new ImportError(`It has more than ${rules.maxEntries} entries.`);
-    if (entries.has(name) || unfinished.has(name)) throw new ImportError(`It holds "${name}" twice.`);
+    if (entries.has(name) || unfinished.has(name)) throw new ImportError(`It holds ${quoteName(name)} twice.`);
     const limit = rules.limitFor(name);
     const declared = file.originalSize;
     if (declared !== undefined && declared > limit) {
-      throw new ImportError(`"${name}" unpacks to ${formatBytes(declared)}; at most ${formatBytes(limit)} is accepted.`);
+      throw new ImportError(`${quoteName(name)} unpacks to ${formatBytes(declared)}; at most ${formatBytes(limit)} is accepted.`);
     }
     if (declared !== undefined && total + declared > rules.maxTotal) {
       throw new ImportError(`It unpacks to more than ${formatBytes(rules.maxTotal)}.`);
@@ -49,14 +50,14 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
     unfinished.add(name);
     file.ondata = (error, chunk, final) => {
       // fflate hands an error thrown below back to this handler: pass it on as it is.
-      if (error) throw error instanceof ImportError ? error : new ImportError(`"${name}" is damaged (${error.message}).`);
+      if (error) throw error instanceof ImportError ? error : new ImportError(`${quoteName(name)} is damaged (${error.message}).`);
       size += chunk.length;
       total += chunk.length;
       if (size > cap) {
         throw new ImportError(
           size > limit
-            ? `"${name}" unpacks to more than ${formatBytes(limit)}, the most accepted.`
-            : `"${name}" unpacks to more than the ${formatBytes(cap)} it declares (a zip bomb?).`,
+            ? `${quoteName(name)} unpacks to more than ${formatBytes(limit)}, the most accepted.`
+            : `${quoteName(name)} unpacks to more than the ${formatBytes(cap)} it declares (a zip bomb?).`,
         );
       }
       if (total > rules.maxTotal) throw new ImportError(`It unpacks to more than ${formatBytes(rules.maxTotal)}.`);

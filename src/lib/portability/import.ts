@@ -25,6 +25,7 @@ import { NOTEBOOK, historyFromNotebook } from './notebook';
 import { madeOnThisDevice } from './signature';
 import { PICKLE_ENTRY, REPLAY, VARIABLES, readState } from './state';
 import { sleep } from '../timing';
+import { quoteName } from '../quote-name';
 
 /** A file to import: a `.pytabs.zip`, an `.ipynb` or a `.py`. */
 export interface ImportFile {
@@ -119,7 +120,7 @@ export function refuseFileFolderClash(paths: string[]): void {
     const parts = path.split('/');
     for (let i = 1; i < parts.length; i++) {
       const folder = parts.slice(0, i).join('/');
-      if (all.has(folder)) throw new ImportError(`Workspace file "${folder}" is also a folder of "${path}".`);
+      if (all.has(folder)) throw new ImportError(`Workspace file ${quoteName(folder)} is also a folder of ${quoteName(path)}.`);
     }
   }
 }
@@ -254,7 +255,7 @@ export async function prepareImport(
     if (kind === 'python') return preparePython(file, manager.getSettings(), now);
     throw new ImportError('PyTabs imports sessions (.pytabs.zip), Jupyter notebooks (.ipynb) and Python files (.py).');
   } catch (error) {
-    if (error instanceof ImportError) throw new ImportError(`Cannot import "${file.name.slice(0, 200)}": ${error.message}`);
+    if (error instanceof ImportError) throw new ImportError(`Cannot import ${quoteName(file.name.slice(0, 200))}: ${error.message}`);
     throw error;
   }
 }
@@ -299,7 +300,7 @@ export async function importSession(
   try {
     await withStorage(manager, (db) => writeNewSession(db, record, prepared.contents));
   } catch (error) {
-    throw new Error(`Cannot import "${file.name.slice(0, 200)}": storage refused it (${(error as Error).message}). Nothing was saved.`);
+    throw new Error(`Cannot import ${quoteName(file.name.slice(0, 200))}: storage refused it (${(error as Error).message}). Nothing was saved.`);
   }
   manager.storageChanged(sessionId, false);
   return summary(sessionId, prepared);

@@ -3,6 +3,7 @@ import { version as pyodideVersion } from 'pyodide/package.json';
 import { ImportError } from './errors';
 import { finite, flag, integer, record, text } from './checks';
 import { MAX_ENTRIES } from './limits';
+import { quoteName } from '../quote-name';
 
 export const MANIFEST = 'manifest.json';
 /** An HMAC of manifest.json's bytes under this device's key (signature.ts): says which device made the file. */
@@ -66,7 +67,7 @@ export function checkSessionVars(value: unknown, what: string): Record<string, s
   for (const key of keys) {
     const name = key.trim();
     if (!name || name.length > MAX_VAR_NAME) throw new ImportError(`${what} has a variable name that is empty or longer than ${MAX_VAR_NAME} characters.`);
-    out[name] = text(vars[key], `${what} "${name}"`, MAX_VAR_VALUE);
+    out[name] = text(vars[key], `${what} ${quoteName(name)}`, MAX_VAR_VALUE);
   }
   return out;
 }
@@ -116,14 +117,14 @@ export function checkManifest(value: unknown): Manifest {
 export async function verifyEntries(manifest: Manifest, entries: Map<string, Uint8Array>): Promise<void> {
   for (const name of entries.keys()) {
     if (name !== MANIFEST && name !== SIGNATURE && !(name in manifest.entries)) {
-      throw new ImportError(`"${name}" is in the archive but not in its manifest.`);
+      throw new ImportError(`${quoteName(name)} is in the archive but not in its manifest.`);
     }
   }
   for (const [name, info] of Object.entries(manifest.entries)) {
     const data = entries.get(name);
-    if (!data) throw new ImportError(`"${name}" is in the manifest but not in the archive.`);
+    if (!data) throw new ImportError(`${quoteName(name)} is in the manifest but not in the archive.`);
     if (data.byteLength !== info.size || (await sha256Hex(data)) !== info.sha256) {
-      throw new ImportError(`"${name}" does not match the sha256 in its manifest: the file was changed or damaged.`);
+      throw new ImportError(`${quoteName(name)} does not match the sha256 in its manifest: the file was changed or damaged.`);
     }
   }
 }

@@ -6,6 +6,7 @@ import { ImportError } from './errors';
 import { checkArchivePath, refuseFileFolderClash } from './import';
 import { MAX_MESSAGE_CHARS } from './limits';
 import { SHARE_VERSION, packShare, type SharedSession } from './share-format';
+import { quoteName } from '../quote-name';
 
 export { SHARE_VERSION, type SharedFile, type SharedSession } from './share-format';
 
@@ -84,9 +85,9 @@ function checkSession(value: unknown): SharedSession {
   const files = list(root.files ?? [], 'Its "files"', MAX_SHARED_FILES).map((value, i) => {
     const file = record(value, `File ${i + 1}`);
     const path = checkArchivePath(text(file.path, `File ${i + 1}'s "path"`, 1000));
-    if (seen.has(path)) throw new ImportError(`it holds "${path}" twice.`);
+    if (seen.has(path)) throw new ImportError(`it holds ${quoteName(path)} twice.`);
     seen.add(path);
-    return { path, text: text(file.text, `File "${path}"`, MAX_SHARED_BYTES) };
+    return { path, text: text(file.text, `File ${quoteName(path)}`, MAX_SHARED_BYTES) };
   });
   refuseFileFolderClash(files.map((f) => f.path));
   return { name, cells, files };

@@ -3,6 +3,7 @@ import { formatBytes } from '../format';
 import { ImportError } from './errors';
 import { encodeJson, finite, flag, integer, list, parseJson, record, text } from './checks';
 import { MAX_VARIABLES } from './limits';
+import { quoteName } from '../quote-name';
 
 export const VARIABLES = 'state/variables.json';
 export const REPLAY = 'state/replay.json';
@@ -63,7 +64,7 @@ export function readState(entries: Map<string, Uint8Array>, limits: { variableBy
     const v = record(value, what);
     const name = text(v.name, `${what} "name"`, 255);
     if (!IDENTIFIER.test(name)) throw new ImportError(`${what} has a name that is not a Python name.`);
-    if (names.has(name)) throw new ImportError(`${VARIABLES} lists "${name}" twice.`);
+    if (names.has(name)) throw new ImportError(`${VARIABLES} lists ${quoteName(name)} twice.`);
     names.add(name);
     const kind = text(v.kind, `${what} "kind"`, 10) as SavedState['variables'][number]['kind'];
     if (!KINDS.has(kind)) throw new ImportError(`${what} has an unknown kind "${kind}".`);
@@ -84,7 +85,7 @@ export function readState(entries: Map<string, Uint8Array>, limits: { variableBy
     const data = PICKLE_ENTRY.test(entry) ? entries.get(entry) : undefined;
     if (!data) throw new ImportError(`${what} names a pickle "${entry}" that is not in the archive.`);
     if (data.byteLength > limits.variableBytes) {
-      throw new ImportError(`Variable "${name}" is ${formatBytes(data.byteLength)}; this device keeps at most ${formatBytes(limits.variableBytes)} per variable (see Settings).`);
+      throw new ImportError(`Variable ${quoteName(name)} is ${formatBytes(data.byteLength)}; this device keeps at most ${formatBytes(limits.variableBytes)} per variable (see Settings).`);
     }
     pickled += data.byteLength;
     pickles.push({ name, data });

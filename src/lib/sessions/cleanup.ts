@@ -17,7 +17,8 @@ export async function applyCleanup(
   keep: (sessionId: string) => boolean = () => false,
 ): Promise<CleanupReport> {
   const report: CleanupReport = { markedInactive: [], deleted: [] };
-  for (const record of await listSessionRecords(db)) {
+  // Embeds' sessions too: nothing else ever deletes one left unused.
+  for (const record of await listSessionRecords(db, { embeds: true })) {
     if (keep(record.id)) continue;
     const idle = now - record.lastActiveAt;
     if (idle >= settings.deleteAfterDays * DAY_MS) {

@@ -16,6 +16,7 @@ import { SessionElsewhereError, SessionLocks, type Ownership } from './ownership
 import { RunCounts } from './run-counts';
 import { ALL_PARTS, type Change, type ChangePart } from './changes';
 import { LiveOps, StoredOps, type SessionOps } from './session-ops';
+import { quoteName } from '../quote-name';
 
 export type SessionStatus = 'running' | 'idle' | 'starting' | 'asleep' | 'inactive' | 'error';
 
@@ -378,14 +379,16 @@ export class SessionManager {
   }
 
   /**
-   * Every session in this browser, oldest first, with its counters and status.
+   * The person's sessions in this browser, oldest first, with their counters and status.
+   * Embeds' sessions (of course pages on this origin) are kept apart and left out, unless
+   * `includeEmbeds` asks for them too.
    *
    * @example (await pytabs.listSessions()).map((s) => s.name);
    */
-  async listSessions(): Promise<SessionInfo[]> {
+  async listSessions({ includeEmbeds = false }: { includeEmbeds?: boolean } = {}): Promise<SessionInfo[]> {
     // Opened before the read, so the read sees the counts.
     void this.runCounts.flush();
-    return (await listSessionRecords(this.db)).map((r) => this.info(r));
+    return (await listSessionRecords(this.db, { embeds: includeEmbeds })).map((r) => this.info(r));
   }
 
   /**
@@ -529,7 +532,7 @@ export class SessionManager {
   async readFile(sessionId: string, path: string): Promise<Uint8Array> {
     const clean = validateExistingPath(path);
     const data = await this.store(sessionId).readFile(clean);
-    if (!data) throw new Error(`No file named "${clean}" in this session.`);
+    if (!data) throw new Error(`No file named ${quoteName(clean)} in this session.`);
     return data;
   }
 
@@ -542,7 +545,7 @@ export class SessionManager {
     const clean = validateWorkspacePath(path);
     if (data.byteLength > this.settings.sessionLimitBytes) {
       throw new Error(
-        `"${clean}" is ${formatBytes(data.byteLength)}; a session holds at most ${formatBytes(this.settings.sessionLimitBytes)} (see Settings).`,
+        `${quoteName(clean)} is ${formatBytes(data.byteLength)}; a session holds at most ${formatBytes(this.settings.sessionLimitBytes)} (see Settings).`,
       );
     }
     await this.requireSession(sessionId);

@@ -1,6 +1,7 @@
 import type { SessionStore } from '../storage/session-store';
 import type { SessionHost } from './host';
 import type { WorkerPool } from './pool';
+import { quoteName } from '../quote-name';
 
 /**
  * What changes a session's workspace or variables. A session with a live worker is changed
@@ -65,7 +66,7 @@ export class StoredOps implements SessionOps {
 
   private async existing(path: string): Promise<Uint8Array> {
     const data = await this.store.readFile(path);
-    if (!data) throw new Error(`No file named "${path}" in this session.`);
+    if (!data) throw new Error(`No file named ${quoteName(path)} in this session.`);
     return data;
   }
 }

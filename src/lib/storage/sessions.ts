@@ -30,9 +30,21 @@ export function getSession(db: PyTabsDB, id: string): Promise<SessionRecord | un
   return db.get('sessions', id);
 }
 
-export async function listSessionRecords(db: PyTabsDB): Promise<SessionRecord[]> {
-  const all = await db.getAll('sessions');
-  return all.sort((a, b) => a.createdAt - b.createdAt);
+/**
+ * The person's sessions, oldest first. Embeds' sessions (src/lib/embed, marked in `imports`)
+ * are kept apart from them, so they are left out unless `embeds` asks for them too: the
+ * session list, "Session N" names and Download all my work never show one.
+ */
+export async function listSessionRecords(db: PyTabsDB, { embeds = false }: { embeds?: boolean } = {}): Promise<SessionRecord[]> {
+  const tx = db.transaction(['sessions', 'imports']);
+  const [all, marks] = await Promise.all([
+    tx.objectStore('sessions').getAll(),
+    // Keys only: the embed mark is the key [sessionId, 'embed'].
+    embeds ? [] : tx.objectStore('imports').getAllKeys(),
+    tx.done,
+  ]);
+  const embedded = new Set(marks.filter(([, kind]) => kind === 'embed').map(([sessionId]) => sessionId));
+  return all.filter((r) => !embedded.has(r.id)).sort((a, b) => a.createdAt - b.createdAt);
 }
 
 /** Applies `change` to the stored record inside one transaction; throws if the session is gone. */

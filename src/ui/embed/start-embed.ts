@@ -3,6 +3,7 @@ import { SessionManager } from '../../lib';
 import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, parentHelloOrigin, readEmbed, type OpenedEmbed } from '../../lib/embed';
 import { SHARE_ROUTE } from '../../lib/portability/share-link';
 import { endWithPage } from '../../lib/sessions/page-life';
+import { NewerSchemaError } from '../../lib/storage/db';
 import Embed from './Embed.svelte';
 import { EmbedView } from './embed-view.svelte';
 
@@ -20,15 +21,19 @@ function showAlert(target: HTMLElement, text: string): void {
 /**
  * A browser that blocks storage for other sites' frames (third-party storage: Chromium with
  * third-party cookies blocked, incognito windows) gives an embed no IndexedDB, so no session:
- * said so, with the author's version to open in a PyTabs tab of its own (the fragment's `v`
- * and `z` are a shared link's, so no storage is needed to make that link).
+ * said in the app's words with what the reader can do (the browser's own text, such as "The
+ * user denied permission to access the database.", goes to the console), with the author's
+ * version to open in a PyTabs tab of its own (the fragment's `v` and `z` are a shared link's,
+ * so no storage is needed to make that link).
  */
-function showStorageBlocked(target: HTMLElement, reason: string, appUrl: string): void {
+function showStorageBlocked(target: HTMLElement, appUrl: string): void {
   const box = document.createElement('div');
   box.setAttribute('role', 'alert');
   box.style.padding = '1rem';
   const p = document.createElement('p');
-  p.textContent = `This browser does not let PyTabs keep anything inside another site's page (${reason}), so this embed cannot run here. Open it in PyTabs to run it in a tab of its own.`;
+  p.textContent =
+    "This browser does not let the embed keep data (storage is blocked for this site, often by a setting for third-party cookies and site data), so it cannot run here. " +
+    `Open it in PyTabs to run it in a tab of its own, or allow third-party cookies and site data for ${location.hostname} in this browser's settings and reload the page.`;
   const params = new URLSearchParams(location.hash.slice(EMBED_ROUTE.length + 1));
   const link = document.createElement('a');
   link.textContent = 'Open in PyTabs';
@@ -67,8 +72,18 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
   try {
     manager = await SessionManager.open();
   } catch (error) {
-    if (framed) showStorageBlocked(target, (error as Error).message, appUrl);
-    else showAlert(target, `PyTabs could not open its storage (IndexedDB): ${(error as Error).message}. Private browsing or blocked site data can cause this.`);
+    // A database of a newer PyTabs is said in the app's words already; anything else is the browser refusing storage.
+    if (error instanceof NewerSchemaError) showAlert(target, error.message);
+    else {
+      console.warn(`PyTabs embed: storage (IndexedDB) could not be opened: ${String(error)}`);
+      if (framed) showStorageBlocked(target, appUrl);
+      else
+        showAlert(
+          target,
+          "This browser does not let PyTabs keep data here (storage is blocked, often in a private window or by a setting that blocks site data), so this embed cannot run. " +
+            `Allow site data for ${location.hostname} in this browser's settings, or open the page in a window that is not private, and reload it.`,
+        );
+    }
     return;
   }
   onManager(manager);
