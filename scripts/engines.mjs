@@ -141,6 +141,9 @@ async function firefoxProfile(options = {}) {
     executablePath: FIREFOX,
     headless: true,
     protocolTimeout: 600_000,
+    // The layout of a laptop screen, as the other engines get (puppeteer's own is 800x600, where
+    // the session's actions are one menu).
+    defaultViewport: { width: 1280, height: 900 },
     // Quiet in a container: no update checks, telemetry or first-run pages.
     extraPrefsFirefox: {
       'app.update.enabled': false,
