@@ -91,6 +91,13 @@ for (const size of [
         expect(box!.x + box!.width).toBeLessThanOrEqual(size.width);
       }
       await expectNoOverflow(page, size.width, 'scrolled to the side panels');
+      // A panel folded by its title makes room: its body is gone until it is opened again.
+      const filesTitle = region(page, 'Files').getByRole('button', { name: 'Files', exact: true });
+      await filesTitle.click();
+      await expect(filesTitle).toHaveAttribute('aria-expanded', 'false');
+      await expect(page.getByRole('button', { name: 'Upload files' })).toBeHidden();
+      await filesTitle.click();
+      await expect(page.getByRole('button', { name: 'Upload files' })).toBeVisible();
       await page.evaluate(() => window.scrollTo(0, 0));
 
       // By keyboard: Enter opens the menu on its first item; arrows, Home and End move; Escape gives focus back.
