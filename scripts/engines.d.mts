@@ -5,7 +5,7 @@ export declare const ENGINES: readonly EngineName[];
 export interface EngineElement {
   click(): Promise<void>;
   type(text: string): Promise<void>;
-  press(key: 'Enter' | 'Escape' | 'Tab'): Promise<void>;
+  press(key: 'Enter' | 'Escape' | 'Tab' | 'ArrowDown' | 'ArrowUp' | 'Home' | 'End'): Promise<void>;
   /** Sets the files of an `<input type=file>` as the engine's file chooser would. */
   upload(...paths: string[]): Promise<void>;
 }
@@ -17,6 +17,13 @@ export interface EnginePage {
   /** Back in the history, as the browser's Back button. */
   back(): Promise<void>;
   url(): Promise<string> | string;
+  /** Makes the page's own area (`innerWidth` × `innerHeight`) this size, as a phone's or tablet's screen. */
+  resize(width: number, height: number): Promise<void>;
+  /**
+   * Runs later scripts and finds later elements in the page's first iframe, until the next
+   * navigation: a screen narrower than MiniBrowser's window can be (447 px) is an iframe's.
+   */
+  enterFrame(): Promise<void>;
   evaluate<T, A = unknown>(fn: (arg: A) => T | Promise<T>, arg?: A): Promise<T>;
   /** The element that `fn(arg)` returns in the page, or null when it returns none. */
   element<A = unknown>(fn: (arg: A) => Element | null | undefined, arg?: A): Promise<EngineElement | null>;

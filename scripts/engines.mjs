@@ -87,20 +87,32 @@ async function chromiumEngine() {
  * for how a file input is set.
  */
 function scriptedPage(page, upload) {
+  // Where scripts run and elements are found: the page, or after `enterFrame` its iframe, until the next navigation.
+  let scope = page;
   return {
     async goto(url) {
+      scope = page;
       await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
     },
     async reload() {
+      scope = page;
       await page.reload({ waitUntil: 'load', timeout: 60_000 });
     },
     async back() {
+      scope = page;
       await page.goBack({ waitUntil: 'load', timeout: 60_000 });
     },
     url: () => page.url(),
-    evaluate: (fn, arg) => page.evaluate(fn, arg ?? null),
+    // Playwright's page and puppeteer's name it differently.
+    resize: (width, height) => ('setViewportSize' in page ? page.setViewportSize({ width, height }) : page.setViewport({ width, height })),
+    async enterFrame() {
+      const frame = page.mainFrame().childFrames()[0];
+      if (!frame) throw new Error('the page has no iframe');
+      scope = frame;
+    },
+    evaluate: (fn, arg) => scope.evaluate(fn, arg ?? null),
     async element(fn, arg) {
-      const handle = await page.evaluateHandle(fn, arg ?? null);
+      const handle = await scope.evaluateHandle(fn, arg ?? null);
       const el = handle.asElement();
       if (!el) {
         await handle.dispose();
@@ -129,6 +141,9 @@ async function firefoxProfile(options = {}) {
     executablePath: FIREFOX,
     headless: true,
     protocolTimeout: 600_000,
+    // The layout of a laptop screen, as the other engines get (puppeteer's own is 800x600, where
+    // the session's actions are one menu).
+    defaultViewport: { width: 1280, height: 900 },
     // Quiet in a container: no update checks, telemetry or first-run pages.
     extraPrefsFirefox: {
       'app.update.enabled': false,
@@ -160,7 +175,7 @@ async function webkitProfile(server) {
   await driver.manage().window().setRect({ width: 1280, height: 900 });
   const caps = await driver.getCapabilities();
   const version = `WebKitGTK ${caps.get('browserVersion') ?? ''}`.trim();
-  const KEYS = { Enter: Key.ENTER, Escape: Key.ESCAPE, Tab: Key.TAB };
+  const KEYS = { Enter: Key.ENTER, Escape: Key.ESCAPE, Tab: Key.TAB, ArrowDown: Key.ARROW_DOWN, ArrowUp: Key.ARROW_UP, Home: Key.HOME, End: Key.END };
   // One window has WebDriver's focus at a time: each page switches to its own before a command.
   let current = await driver.getWindowHandle();
   const onWindow = async (handle) => {
@@ -183,6 +198,34 @@ async function webkitProfile(server) {
     async url() {
       await onWindow(handle);
       return driver.getCurrentUrl();
+    },
+    async resize(width, height) {
+      await onWindow(handle);
+      // The window holds MiniBrowser's toolbar and frame besides the page: it is sized once, the
+      // page measured, and sized again by the difference.
+      const inner = () => driver.executeScript('return [window.innerWidth, window.innerHeight];');
+      // GTK resizes a moment later: the page's size is read until it holds still (or is `want`).
+      const settled = async (want) => {
+        let last = await inner();
+        for (let i = 0; i < 30; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          const now = await inner();
+          if (want ? now[0] === want[0] && now[1] === want[1] : now[0] === last[0] && now[1] === last[1]) return now;
+          last = now;
+        }
+        return last;
+      };
+      await driver.manage().window().setRect({ width, height });
+      const [w, h] = await settled(null);
+      const outer = await driver.manage().window().getRect();
+      await driver.manage().window().setRect({ width: outer.width + width - w, height: outer.height + height - h });
+      const got = await settled([width, height]);
+      if (got[0] !== width || got[1] !== height) throw new Error(`MiniBrowser's page is ${got.join(' x ')}, not ${width} x ${height}`);
+    },
+    async enterFrame() {
+      await onWindow(handle);
+      // Until the next navigation, or a switch to another window, which go back to the top.
+      await driver.switchTo().frame(0);
     },
     async evaluate(fn, arg) {
       await onWindow(handle);
