@@ -5,6 +5,16 @@ import * as XLSX from 'xlsx';
 // The class both assignment suites use (tests/e2e in Chromium, tests/engines in Firefox and
 // WebKit): the teacher's checks, a student's work, and hand-ins made from a real one.
 
+/** A one-check assignment (`AssignmentDraft`) for journeys that need a student's session and little else. */
+export const ONE_CHECK = {
+  title: 'Crash course',
+  instructions: 'Set `answer` to 42.',
+  starterCode: '',
+  checkSource: "def check_answer():\n    assert answer == 42, 'answer should be 42'\n",
+  checks: [{ name: 'check_answer', points: 1 }],
+  timeLimitSeconds: 10,
+};
+
 export const CHECKS = [
   'def check_total():',
   '    "total is the sum of column n"',

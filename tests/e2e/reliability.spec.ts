@@ -1,5 +1,6 @@
 import { test, expect, type BrowserContext, type Page } from '@playwright/test';
 import { dumpDatabase, FIRST_RUN, firstSessionId, openApp, region, reply, send } from './app';
+import { ONE_CHECK } from './hand-ins';
 
 // Faults, bad input, concurrency and several tabs, in real Chromium. Each test belongs
 // to a category; the summary at the end counts what passed, and how much saved data
@@ -540,19 +541,12 @@ check('faults survived', 'a crashed worker (os.abort()) restarts its session, wh
   test.setTimeout(240_000);
   await openApp(page);
   // A student's session of a one-check assignment, opened from its file as a student would.
-  const file = await page.evaluate(async () => {
+  const file = await page.evaluate(async (draft) => {
     const api = window.pytabs!;
     const teacher = await api.createSession('Teacher');
-    const { file } = await window.pytabsLib!.saveAsAssignment(api, teacher.id, {
-      title: 'Crash course',
-      instructions: 'Set `answer` to 42.',
-      starterCode: '',
-      checkSource: "def check_answer():\n    assert answer == 42, 'answer should be 42'\n",
-      checks: [{ name: 'check_answer', points: 1 }],
-      timeLimitSeconds: 10,
-    });
+    const { file } = await window.pytabsLib!.saveAsAssignment(api, teacher.id, draft);
     return Array.from(file.data);
-  });
+  }, ONE_CHECK);
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Import session' }).click();
   await (await chooser).setFiles([{ name: 'Crash course.pytabs.zip', mimeType: 'application/zip', buffer: Buffer.from(file) }]);

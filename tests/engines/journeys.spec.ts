@@ -1,4 +1,5 @@
 import * as XLSX from 'xlsx';
+import { ONE_CHECK } from '../e2e/hand-ins';
 import { runPython, startMockServer, stdoutOf, text, toolCalls } from '../mock-openai/server';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, Person } from './person';
@@ -329,20 +330,13 @@ test('Erase all data on this device leaves no database behind, and a reload is a
 test('a crashed worker (os.abort()) restarts its session, which then runs, stops, checks and hands in', ANY_HOST, async ({ person, host }) => {
   await person.open(host.url);
   // A student's session of a one-check assignment, opened from its file as a student would.
-  const file = await person.page.evaluate(async () => {
+  const file = await person.page.evaluate(async (draft) => {
     type Lib = { saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { data: Uint8Array } }> };
     const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: { createSession: (name: string) => Promise<{ id: string }> }; pytabsLib: Lib };
     const teacher = await api.createSession('Teacher');
-    const { file } = await lib.saveAsAssignment(api, teacher.id, {
-      title: 'Crash course',
-      instructions: 'Set `answer` to 42.',
-      starterCode: '',
-      checkSource: "def check_answer():\n    assert answer == 42, 'answer should be 42'\n",
-      checks: [{ name: 'check_answer', points: 1 }],
-      timeLimitSeconds: 10,
-    });
+    const { file } = await lib.saveAsAssignment(api, teacher.id, draft);
     return Array.from(file.data);
-  });
+  }, ONE_CHECK);
   await person.choose('Import session', [{ name: 'Crash course.pytabs.zip', data: new Uint8Array(file) }]);
   await person.find({ role: 'heading', name: 'Crash course' });
   const crashTab = tab('Crash course');
