@@ -95,6 +95,9 @@ test("once a session has started, later workers get Pyodide's files from the pag
     });
   // The page fetches them after the first start, from the cache its worker filled.
   await expect.poll(startNew, { timeout: 60_000 }).toEqual({ coreFiles: 'page', answer: '42' });
+  // A spare worker prepared before the page had its copy boots on downloads of its own (its
+  // lock file came after the reset in 1 full run of 3): one more start takes it.
+  await startNew();
   seen.length = 0;
   expect(await startNew()).toEqual({ coreFiles: 'page', answer: '42' });
   const coreFile = /\/pyodide\/(pyodide\.asm\.mjs(\.gz)?|python_stdlib\.zip|pyodide-lock\.json)$/;
