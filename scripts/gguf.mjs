@@ -18,6 +18,7 @@ const VALUE = { uint32: 4, int32: 5, float32: 6, bool: 7, string: 8, array: 9 };
 /** llama.cpp's token types. */
 const TOKEN_NORMAL = 1;
 const TOKEN_CONTROL = 3;
+const TOKEN_UNUSED = 5;
 
 export const ALIGNMENT = 32;
 
@@ -75,7 +76,7 @@ export function byteChars() {
 }
 
 /**
- * A byte-level BPE vocabulary: the 256 byte tokens, merges learned from CORPUS (at most
+ * A byte-level BPE vocabulary: the 256 byte tokens (id = the byte's value), merges learned from CORPUS (at most
  * `size` tokens in all), filler tokens up to `size` when the corpus runs out of pairs, then
  * the special tokens. Every merge's result is a token, as llama.cpp expects.
  */
@@ -125,7 +126,10 @@ export function bpeVocabulary(size) {
   }
   // Spelled in printable ASCII only, which byte-level decoding maps back to bytes.
   for (let n = 0; tokens.length < size; n++) tokens.push(`[filler${n}]`);
-  const types = tokens.map(() => TOKEN_NORMAL);
+  // Bytes 0x80-0xFF are kept (llama.cpp needs a token for every byte) but unused, which
+  // llama.cpp never renders as text: random weights would otherwise emit broken UTF-8, which
+  // fails the request in wllama 3.13.0 ("invalid UTF-8 byte"). So these models write ASCII.
+  const types = tokens.map((_, id) => (id >= 0x80 && id < 256 ? TOKEN_UNUSED : TOKEN_NORMAL));
   for (const special of SPECIAL_TOKENS) {
     tokens.push(special);
     types.push(TOKEN_CONTROL);
