@@ -56,6 +56,13 @@ describe('the GGUF writer', () => {
       expect(tokens).toContain(left + right);
     }
     for (const special of SPECIAL_TOKENS) expect(types[tokens.indexOf(special)], special).toBe(3);
+    // Bytes 0x80-0xFF are unused tokens (never rendered), so what the model writes is ASCII.
+    const chars = byteChars();
+    tokens.forEach((token, id) => {
+      const unused = id >= 0x80 && id < 0x100;
+      expect(types[id], token).toBe(unused ? 5 : types[id] === 3 ? 3 : 1);
+      if (types[id] === 1) for (const char of token) expect(chars.indexOf(char), token).toBeLessThan(0x80);
+    });
     expect(tokens[meta('tokenizer.ggml.eos_token_id') as number]).toBe('<|im_end|>');
     expect(tokens[meta('tokenizer.ggml.bos_token_id') as number]).toBe('<|endoftext|>');
     const template = meta('tokenizer.chat_template') as string;
