@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, test, type Page, type Worker } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
-import type { LocalModel } from '../../src/lib/local-model/client';
+import type { LocalModel, ModelSource } from '../../src/lib/local-model/client';
 import { FIRST_RUN, firstSessionId, openApp } from './app';
 
 declare global {
@@ -195,7 +195,7 @@ test('files that are not a whole GGUF model of a known architecture get plain er
   await openApp(page);
   const errors = await page.evaluate(async (bytes: string) => {
     const file = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0));
-    const load = (source: Parameters<NonNullable<typeof window.pytabs>['loadLocalModel']>[0]) =>
+    const load = (source: ModelSource) =>
       window.pytabs!.loadLocalModel(source).then(
         async (model) => {
           await model.unload();
@@ -226,4 +226,17 @@ test('files that are not a whole GGUF model of a known architecture get plain er
   expect(errors.picked).toBe('loaded 515');
   // Every failed load ended its worker.
   await expect.poll(() => page.workers().filter(isModelWorker).length).toBe(0);
+
+  // One model per page: loading a second unloads the first.
+  const second = await page.evaluate(async (bytes: string) => {
+    const blob = new Blob([Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0))]);
+    const first = await window.pytabs!.loadLocalModel({ kind: 'blob', blob });
+    window.testModel = await window.pytabs!.loadLocalModel({ kind: 'blob', blob });
+    return first.chat([{ role: 'user', content: 'Hello' }]).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+  }, tiny.toString('base64'));
+  expect(second).toBe('The local model was unloaded.');
+  await expect.poll(() => page.workers().filter(isModelWorker).length).toBe(1);
 });
