@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import { Wllama, type ChatCompletionChunk, type ChatCompletionParams, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
 
@@ -8,7 +9,7 @@ import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, Load
 // wllama runs the wasm in a worker of its own that it starts from this one (its threads are
 // workers of that one). Terminating this worker ends them all and gives their memory back.
 
-/** Threads beyond four gained little on the machines measured, and the sessions' Python needs cores too. */
+/** A cap on threads, so that a machine with many cores keeps some for the sessions' Python. */
 const MAX_THREADS = 4;
 /** Tokens of context when the caller names none: room for a short system prompt, a question, code and its output. */
 const DEFAULT_CONTEXT = 4096;
@@ -45,7 +46,7 @@ function missingFeatures(): string[] {
   return missing;
 }
 
-/** Fetches a file of this app's origin, counting its bytes as they arrive. */
+/** Fetches a file of this app's origin, counting its bytes as they arrive (total 0: not known). */
 async function download(url: string, onProgress?: (progress: LoadProgress) => void): Promise<Blob> {
   const address = new URL(url, self.location.href);
   if (address.origin !== self.location.origin) throw new Error(`Only a model file on this app's own site can be loaded by address (not ${address.origin}).`);
@@ -55,18 +56,9 @@ async function download(url: string, onProgress?: (progress: LoadProgress) => vo
   if (response.headers.get('Content-Type')?.startsWith('text/html')) {
     throw new Error(`The address gave a web page, not a model file: is the file at ${address.pathname}?`);
   }
-  const total = Number(response.headers.get('Content-Length') ?? 0);
-  const parts: Uint8Array<ArrayBuffer>[] = [];
-  let loaded = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    loaded += value.byteLength;
-    onProgress?.({ phase: 'download', loaded, total });
-  }
-  return new Blob(parts);
+  // Reported at most every 100 ms: a model is hundreds of MB.
+  const counted = countedResponse(response, fileNameOf(address.href), ({ loaded, total }) => onProgress?.({ phase: 'download', loaded, total: total ?? 0 }));
+  return counted.blob();
 }
 
 /** llama.cpp's reason for refusing the model, from its log. */

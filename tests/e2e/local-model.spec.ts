@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { expect, test, type Page, type Worker } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import type { LocalModel, ModelSource } from '../../src/lib/local-model/client';
 import { FIRST_RUN, firstSessionId, openApp } from './app';
@@ -17,7 +17,21 @@ declare global {
 
 const tiny = Buffer.from(ggufBytes({ shape: 'tiny' }));
 const MODEL_URL = 'models/tiny.gguf';
-const isModelWorker = (worker: Worker) => /\/assets\/model\.worker-[^/]+\.js$/.test(worker.url());
+
+/**
+ * The dedicated workers alive in the browser, by its own list (DevTools' targets): Playwright's
+ * `page.workers()` at times kept a terminated worker listed.
+ */
+async function liveWorkers(page: Page): Promise<string[]> {
+  const cdp = await page.context().browser()!.newBrowserCDPSession();
+  try {
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    return targetInfos.filter((target) => target.type === 'worker').map((target) => target.url);
+  } finally {
+    await cdp.detach();
+  }
+}
+const modelWorkers = async (page: Page) => (await liveWorkers(page)).filter((url) => /\/assets\/model\.worker-[^/]+\.js$/.test(url) || url.startsWith('blob:'));
 
 /** Serves a file beside the app, as a deployer would put one in `dist/models/`. */
 async function serveModel(page: Page, body: Buffer = tiny, path = MODEL_URL): Promise<void> {
@@ -35,11 +49,11 @@ async function loadTiny(page: Page) {
 }
 
 test('a model beside the app loads in a worker of its own, streams, stops, answers under a schema, and unloads', async ({ page }) => {
+  // A schema's answer can take a few hundred tokens of whitespace and string: a minute on a busy machine.
+  test.setTimeout(240_000);
   await serveModel(page);
   await openApp(page);
-  const started = page.waitForEvent('worker', { predicate: isModelWorker });
   const { info, progress } = await loadTiny(page);
-  const worker = await started;
 
   expect(info).toMatchObject({ architecture: 'qwen2', backend: 'cpu', chatTemplate: true, fileBytes: tiny.byteLength, nLayer: 2, nEmbd: 64 });
   // The file's 512 tokens and 3 special ones: a file the wasm could not hold would say 0.
@@ -52,36 +66,23 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
   expect(info.threadsReason).toContain(`${cores} cores`);
   expect(progress[0]).toEqual({ phase: 'download', loaded: expect.any(Number), total: tiny.byteLength });
   expect(progress.at(-1)).toEqual({ phase: 'load', loaded: tiny.byteLength, total: tiny.byteLength });
-  // wllama's own worker (started by ours, from a blob) is where the wasm runs.
-  expect(page.workers().some((w) => w.url().startsWith('blob:'))).toBe(true);
+  // Our worker, and wllama's (started by ours, from a blob), where the wasm runs.
+  const running = await modelWorkers(page);
+  expect(running.filter((url) => !url.startsWith('blob:'))).toHaveLength(1);
+  expect(running.some((url) => url.startsWith('blob:'))).toBe(true);
   // The page's bundle does not carry the runtime: the worker's chunk does.
   const indexScript = readdirSync('dist/assets').find((name) => /^index-.*\.js$/.test(name))!;
   expect(readFileSync(`dist/assets/${indexScript}`, 'utf8')).not.toMatch(/wllama/i);
 
-  // Streams: pieces arrive one by one before the answer resolves, and keep coming while the
-  // page's own thread is busy, which they could not if the model computed on it.
+  // Streams: pieces arrive one by one before the answer resolves.
   const streamed = await page.evaluate(async () => {
-    const model = window.testModel!;
     const arrivals: number[] = [];
-    let blockedUntil = 0;
-    let blocked = false;
-    const answer = model.chat([{ role: 'user', content: 'Print the first rows of data.xlsx' }], {
+    const result = await window.testModel!.chat([{ role: 'user', content: 'Print the first rows of data.xlsx' }], {
       maxTokens: 120,
       ignoreEnd: true,
-      onText: () => {
-        arrivals.push(performance.now());
-        if (!blocked && arrivals.length === 3) {
-          blocked = true;
-          // Holds the page's thread for 1.5 s in the middle of the answer.
-          const until = performance.now() + 1500;
-          while (performance.now() < until);
-          blockedUntil = performance.now();
-        }
-      },
+      onText: () => arrivals.push(performance.now()),
     });
-    const result = await answer;
-    const done = performance.now();
-    return { result, arrivals, done, queuedDuringBlock: arrivals.filter((t) => t >= blockedUntil && t < blockedUntil + 100).length };
+    return { result, arrivals, done: performance.now() };
   });
   expect(streamed.arrivals.length).toBeGreaterThan(10);
   expect(streamed.result.pieces).toBe(streamed.arrivals.length);
@@ -90,8 +91,6 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
   expect(streamed.result.promptTokens).toBeGreaterThan(5);
   expect(streamed.arrivals[0]).toBeLessThan(streamed.arrivals.at(-1)!);
   expect(streamed.arrivals.at(-1)!).toBeLessThanOrEqual(streamed.done);
-  // Generated while the page was blocked, delivered the moment it was free again.
-  expect(streamed.queuedDuringBlock).toBeGreaterThan(3);
   console.log(
     `tiny model: ${tiny.byteLength} bytes, loaded in ${info.loadMs} ms, ${info.threads} threads; ` +
       `prompt ${streamed.result.promptTokens} tokens in ${Math.round(streamed.result.promptMs)} ms, ` +
@@ -149,7 +148,6 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
   expect(value.arguments.code.length).toBeLessThanOrEqual(16);
 
   // Unload ends the worker (and wllama's within it); the model answers no more.
-  const closed = worker.waitForEvent('close');
   const after = await page.evaluate(async () => {
     const model = window.testModel!;
     await model.unload();
@@ -158,9 +156,9 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
       (error: Error) => error.message,
     );
   });
-  await closed;
   expect(after).toContain('unloaded');
-  expect(page.workers().filter(isModelWorker)).toEqual([]);
+  // wllama's worker and llama.cpp's threads went with it.
+  await expect.poll(() => modelWorkers(page)).toEqual([]);
 });
 
 test("a session's Python keeps running while the model answers", async ({ page }) => {
@@ -170,6 +168,19 @@ test("a session's Python keeps running while the model answers", async ({ page }
   // Python started first, so the run below measures running, not booting.
   await expect.poll(() => page.evaluate((id) => window.pytabs!.run(id, '1 + 1').then((r) => r.result?.['text/plain']), id), FIRST_RUN).toBe('2');
   await loadTiny(page);
+
+  // The page's thread is not the one computing: its busy time (Chromium's own count of the
+  // tasks it ran) grows by far less than llama.cpp's time reading the prompt and decoding.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const pageBusy = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value * 1000;
+  const busyBefore = await pageBusy();
+  const answered = await page.evaluate(() => window.testModel!.chat([{ role: 'user', content: 'Describe data.xlsx' }], { maxTokens: 120, ignoreEnd: true, onText: () => undefined }));
+  const busy = (await pageBusy()) - busyBefore;
+  console.log(`page thread busy ${Math.round(busy)} ms while llama.cpp computed ${Math.round(answered.promptMs + answered.decodeMs)} ms`);
+  expect(answered.completionTokens).toBe(120);
+  expect(busy).toBeLessThan((answered.promptMs + answered.decodeMs) / 2);
+
   const both = await page.evaluate(async (id) => {
     const model = window.testModel!;
     let pieces = 0;
@@ -225,7 +236,7 @@ test('files that are not a whole GGUF model of a known architecture get plain er
   expect(errors.unknownArchitecture).toBe('This model\'s architecture ("nosuch") is not one this version of llama.cpp knows.');
   expect(errors.picked).toBe('loaded 515');
   // Every failed load ended its worker.
-  await expect.poll(() => page.workers().filter(isModelWorker).length).toBe(0);
+  await expect.poll(() => modelWorkers(page)).toEqual([]);
 
   // One model per page: loading a second unloads the first.
   const second = await page.evaluate(async (bytes: string) => {
@@ -238,5 +249,5 @@ test('files that are not a whole GGUF model of a known architecture get plain er
     );
   }, tiny.toString('base64'));
   expect(second).toBe('The local model was unloaded.');
-  await expect.poll(() => page.workers().filter(isModelWorker).length).toBe(1);
+  await expect.poll(async () => (await modelWorkers(page)).filter((url) => !url.startsWith('blob:')).length).toBe(1);
 });
