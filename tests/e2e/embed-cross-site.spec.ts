@@ -1,10 +1,10 @@
-import { test as base, expect, chromium, type BrowserContext, type Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
 import { StaticHost } from './static-host';
+import { withThirdPartyStorage } from './third-party-storage';
 
 // The embed client as README shows it: `import { PyTabsEmbed } from '<the app's host>/embed/pytabs-embed.js'`
 // in a course page on another site (localhost, while the app is on 127.0.0.1), which then makes
@@ -68,22 +68,7 @@ interface Cell {
 }
 type WithCells = { cells?: Cell[] };
 
-const test = base.extend<{ page: Page }, { storageContext: BrowserContext }>({
-  storageContext: [
-    async ({}, use) => {
-      const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, '--disable-features=TrackingProtection3pcd'] });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      await use(context);
-      await browser.close();
-    },
-    { scope: 'worker' },
-  ],
-  page: async ({ storageContext }, use) => {
-    const page = await storageContext.newPage();
-    await use(page);
-    await page.close();
-  },
-});
+const test = withThirdPartyStorage;
 
 test.beforeAll(async () => {
   course = await courseHost();

@@ -1,4 +1,4 @@
-import { test, expect, chromium, type BrowserContext, type Frame, type Locator, type Page } from '@playwright/test';
+import { test, expect, type Frame, type Locator, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { deflateSync } from 'fflate';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { dumpDatabase, FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
-import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
+import { withThirdPartyStorage } from './third-party-storage';
 
 // Embeds as a course page uses them: the example page (dist/embed/example.html) and the embed
 // client (dist/embed/pytabs-embed.js) served from a second origin (127.0.0.1, another site than
@@ -95,26 +95,8 @@ declare global {
   }
 }
 
-/**
- * Tests in a Chromium that lets cross-site frames keep (partitioned) storage: a browser of its
- * own, and one profile for the group, since its tests go on from each other's state as a reader would.
- */
-const framed = test.extend<{ page: Page }, { storageContext: BrowserContext }>({
-  storageContext: [
-    async ({}, use, workerInfo) => {
-      const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, '--disable-features=TrackingProtection3pcd'] });
-      const context = await browser.newContext({ baseURL: workerInfo.project.use.baseURL, viewport: { width: 1280, height: 800 } });
-      await use(context);
-      await browser.close();
-    },
-    { scope: 'worker' },
-  ],
-  page: async ({ storageContext }, use) => {
-    const page = await storageContext.newPage();
-    await use(page);
-    await page.close();
-  },
-});
+/** Tests in a Chromium that lets cross-site frames keep storage; they go on from each other's state. */
+const framed = withThirdPartyStorage;
 
 test.describe('where the browser lets a cross-site frame keep storage', () => {
   framed('a course page on another origin runs its cells in place: the reader runs one, the page drives it through the API and hears its events, and the iframe fits', async ({ page, baseURL }) => {
