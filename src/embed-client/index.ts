@@ -164,7 +164,7 @@ export class PyTabsEmbed {
     return PyTabsEmbed.create(holder, { ...source, code: element.textContent ?? '' }, options);
   }
 
-  /** Hears the embed's events: output, result, error, status, resize, ready. Returns the way to stop. */
+  /** Hears the embed's events: output, input (a line the reader typed), result, error, status, resize, ready. Returns the way to stop. */
   on<N extends EventName>(event: N, listener: (event: EventOf<N>) => void): () => void {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));

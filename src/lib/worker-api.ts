@@ -73,8 +73,8 @@ export interface InputRequest {
   password: boolean;
 }
 
-/** What a run of the worker reports: its output, and its requests for input (the host answers those). */
-export type WorkerRunEvent = RunEvent | { type: 'input'; request: InputRequest };
+/** What a run of the worker reports: its output, and its requests for input (the host answers those, and keeps them from the run's listener). */
+export type WorkerRunEvent = RunEvent | { type: 'input_request'; request: InputRequest };
 
 /** How one run is made. */
 export interface RunOptions {
@@ -124,8 +124,24 @@ export interface StartReport {
 export type RunEvent =
   | { type: 'stdout'; text: string }
   | { type: 'stderr'; text: string }
+  /**
+   * A line the person answered to input() (or sys.stdin, getpass): never part of stdout, as
+   * with a program whose input is piped. `prompt` is what the program printed on the line
+   * before it (input()'s prompt; already in stdout), `request` the id of the request it
+   * answered. A password's `text` is empty: it is never shown or kept. A terminal shows
+   * `text` and the Enter after `prompt`.
+   */
+  | InputEvent
   | { type: 'display'; bundle: MimeBundle }
   | { type: 'status'; text: string };
+
+export interface InputEvent {
+  type: 'input';
+  request: string;
+  prompt: string;
+  text: string;
+  password?: boolean;
+}
 
 export interface RunError {
   ename: string;

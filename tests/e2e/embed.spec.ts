@@ -85,7 +85,7 @@ declare global {
     cells: {
       ready: Promise<string>;
       sessionId: string | null;
-      run(code: string): Promise<{ status: string; result?: string; stdout: string; error?: { ename: string; evalue: string } }>;
+      run(code: string): Promise<{ status: string; result?: string; stdout: string; input?: string[]; error?: { ename: string; evalue: string } }>;
       writeFile(path: string, data: string | Uint8Array): Promise<{ path: string; size: number }>;
       getVariable(name: string): Promise<{ name: string; type: string; repr?: string }>;
       listVariables(): Promise<{ name: string }[]>;
@@ -126,6 +126,13 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     await clickWhenStill(page.getByRole('button', { name: 'Read mean of the first cell' }));
     await expect(page.getByRole('status')).toHaveText('mean is 86.75 (float).');
 
+    // A line the reader types in answer to input() is an input event of the page's, never part of stdout.
+    const asking = page.evaluate(() => window.cells[0].run("who = input('Your name? ')\nprint('Hello,', who)"));
+    await first.getByRole('textbox', { name: /^Input for / }).fill('Ada');
+    await first.getByRole('textbox', { name: /^Input for / }).press('Enter');
+    expect(await asking).toMatchObject({ status: 'ok', stdout: 'Your name? Hello, Ada\n', input: ['Ada'] });
+    await expect(events).toContainText('cell 1 input: Ada');
+    await expect(first.getByRole('region', { name: 'Output' })).toContainText('Your name? Ada\nHello, Ada');
     // A file written by the page is in the session's workspace for the next run; errors come back as errors.
     expect(await page.evaluate(() => window.cells[0].writeFile('data.csv', 'x\n1\n2\n'))).toEqual({ path: 'data.csv', size: 6 });
     const read = await page.evaluate(() => window.cells[0].run("import csv\nsum(int(r['x']) for r in csv.DictReader(open('data.csv')))"));
@@ -137,7 +144,7 @@ test.describe('where the browser lets a cross-site frame keep storage', () => {
     const failed = await page.evaluate(() => window.cells[0].run('1 / 0'));
     expect(failed).toMatchObject({ status: 'error', error: { ename: 'ZeroDivisionError' } });
     await expect(events).toContainText('cell 1 error: division by zero');
-    expect((await page.evaluate(() => window.cells[0].listVariables())).map((v) => v.name).sort()).toEqual(['csv', 'late', 'mean', 'scores', 'time']);
+    expect((await page.evaluate(() => window.cells[0].listVariables())).map((v) => v.name).sort()).toEqual(['csv', 'late', 'mean', 'scores', 'time', 'who']);
 
     // The iframe takes its content's height, as the embed reported it.
     const first$ = await embedFrame(page, 0);

@@ -161,6 +161,54 @@ test('window.pytabs answers a waiting run by session and request id; the time li
   });
 });
 
+test('an answered line is an input event of the run, not stdout; the reply and its stored history still read as a terminal', async ({ page }) => {
+  await openApp(page);
+  const heard = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const s = await api.createSession('Events');
+    const events: { type: string; text?: string; prompt?: string; request?: string }[] = [];
+    const run = api.run(s.id, "a = int(input('First? '))\nb = int(input('Second? '))\nprint('sum', a + b)", (e) => events.push(e as (typeof events)[number]));
+    const ids: string[] = [];
+    for (const line of ['2', '40']) {
+      while (!api.pendingInput(s.id)) await new Promise((resolve) => setTimeout(resolve, 50));
+      const request = api.pendingInput(s.id)!;
+      ids.push(request.id);
+      api.answerInput(s.id, request.id, line);
+      while (api.pendingInput(s.id)?.id === request.id) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await run;
+    await api.deleteSession(s.id);
+    return { events, ids };
+  });
+  expect(heard.events.filter((e) => e.type === 'stdout').map((e) => e.text).join('')).toBe('First? Second? sum 42\n');
+  expect(heard.events.filter((e) => e.type === 'input')).toEqual([
+    { type: 'input', request: heard.ids[0], prompt: 'First? ', text: '2' },
+    { type: 'input', request: heard.ids[1], prompt: 'Second? ', text: '40' },
+  ]);
+
+  await send(page, "name = input('Your name? ')\nprint('Hello,', name)");
+  await expect(reply(page, 1)).toContainText('Your name?', FIRST_RUN);
+  await answer(page, 'Session 1', 'Ada');
+  await expect(reply(page, 1)).toContainText('Done in');
+  const terminal = reply(page, 1).locator('pre.stream');
+  await expect(terminal).toHaveText('Your name? Ada\nHello, Ada\n');
+  // What was typed is marked apart from what the program printed, in the stored history too.
+  await page.reload();
+  await expect(reply(page, 1).locator('pre.stream')).toHaveText('Your name? Ada\nHello, Ada\n');
+  await expect(reply(page, 1).locator('pre.stream .typed')).toHaveText('Ada\n');
+  const stored = await page.evaluate(async () => {
+    const api = window.pytabs!;
+    const [session] = (await api.listSessions()).filter((s) => s.name === 'Session 1');
+    const rounds = (await api.history(session.id).list()) as unknown as { events: { type: string; text?: string }[] }[];
+    return rounds[0].events.filter((e) => e.type === 'stdout' || e.type === 'input').map((e) => [e.type, e.text]);
+  });
+  expect(stored).toEqual([
+    ['stdout', 'Your name? '],
+    ['input', 'Ada'],
+    ['stdout', 'Hello, Ada\n'],
+  ]);
+});
+
 test.describe('on a plain host (no shared memory)', () => {
   let host: StaticHost;
   test.beforeEach(async () => {

@@ -61,7 +61,7 @@ export class PyodideEngine implements AssistantEngine {
   async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void, options?: RunOptions): Promise<RunResult> {
     const vars = (await getSession(this.db, sessionId))?.vars ?? {};
     // Requests for input are the host's to answer; the assistant's runs make none.
-    return this.queued(sessionId, (s) => s.run(code, (e) => e.type !== 'input' && onEvent?.(e), vars, limits, options));
+    return this.queued(sessionId, (s) => s.run(code, (e) => e.type !== 'input_request' && onEvent?.(e), vars, limits, options));
   }
 
   async stop(sessionId: string): Promise<'idle' | 'interrupted' | 'restarted'> {

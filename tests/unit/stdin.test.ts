@@ -37,23 +37,44 @@ describe('input() in a session', () => {
     await s.start();
   });
 
-  it('shows the prompt before it asks, echoes the line, and returns it without its newline', async () => {
+  it('shows the prompt before it asks; the answered line is an input event, never stdout', async () => {
     const { result, events, output } = await play(s, "name = input('Your name? ')\nprint('Hello,', name)\nname", [{ kind: 'line', text: 'Ada' }]);
     expect(result.result?.['text/plain']).toBe("'Ada'");
-    expect(output()).toBe('Your name? Ada\nHello, Ada\n');
+    // Stdout holds what the program printed, as with its input piped in CPython.
+    expect(output()).toBe('Your name? Hello, Ada\n');
     // The prompt reached the page before the request for a line.
-    const asked = events.findIndex((e) => e.type === 'input');
+    const asked = events.findIndex((e) => e.type === 'input_request');
     expect(events.slice(0, asked).map((e) => (e.type === 'stdout' ? e.text : '')).join('')).toBe('Your name? ');
-    expect(events[asked]).toMatchObject({ type: 'input', request: { password: false } });
+    const request = events[asked];
+    expect(request).toMatchObject({ type: 'input_request', request: { password: false } });
+    // The answer follows its request, names it, and carries the prompt it answered.
+    const id = request.type === 'input_request' ? request.request.id : '';
+    expect(events[asked + 1]).toEqual({ type: 'input', request: id, prompt: 'Your name? ', text: 'Ada' });
+    expect(events.slice(asked + 2).map((e) => e.type)).toEqual(['stdout']);
+  });
+
+  it("an input event's prompt is the line the program printed before it, wherever that came from", async () => {
+    const { events } = await play(s, "print('Total so far: 3')\nprint('Next', end=': ')\nimport sys\na = sys.stdin.readline()\nb = input()\nc = input('c? ')", [
+      { kind: 'line', text: '1' },
+      { kind: 'line', text: '2' },
+      { kind: 'line', text: '3' },
+    ]);
+    expect(events.flatMap((e) => (e.type === 'input' ? [[e.prompt, e.text]] : []))).toEqual([
+      ['Next: ', '1'],
+      ['', '2'],
+      ['c? ', '3'],
+    ]);
   });
 
   it('asks ten times in a loop, each request with an id of its own', async () => {
     const lines = Array.from({ length: 10 }, (_, i): WorkerAnswer => ({ kind: 'line', text: String(i * i) }));
     const { result, events } = await play(s, "total = 0\nfor i in range(10):\n    total += int(input(f'{i}? '))\ntotal", lines);
     expect(result.result?.['text/plain']).toBe('285');
-    const ids = events.flatMap((e) => (e.type === 'input' ? [e.request.id] : []));
+    const ids = events.flatMap((e) => (e.type === 'input_request' ? [e.request.id] : []));
     expect(ids).toHaveLength(10);
     expect(new Set(ids).size).toBe(10);
+    // Each answered line names the request it answered.
+    expect(events.flatMap((e) => (e.type === 'input' ? [e.request] : []))).toEqual(ids);
   });
 
   it('reads sys.stdin by line and to the end of input, where input() raises EOFError', async () => {
@@ -63,14 +84,16 @@ describe('input() in a session', () => {
       [{ kind: 'line', text: 'one' }, { kind: 'line', text: 'two' }, { kind: 'line', text: 'three' }, { kind: 'eof' }, { kind: 'eof' }],
     );
     expect(result.result?.['text/plain']).toBe("('', 'one\\n', 'two\\nthree\\n', True)");
-    expect(output()).toBe('one\ntwo\nthree\n');
+    expect(output()).toBe('');
   });
 
   it('getpass asks for a masked line and never writes it to the output', async () => {
     const { result, events, output } = await play(s, "import getpass\nsecret = getpass.getpass('Key: ')\nlen(secret)", [{ kind: 'line', text: 'hunter2' }]);
     expect(result.result?.['text/plain']).toBe('7');
-    expect(events.find((e) => e.type === 'input')).toMatchObject({ request: { password: true } });
-    expect(output()).toBe('Key: \n');
+    expect(events.find((e) => e.type === 'input_request')).toMatchObject({ request: { password: true } });
+    expect(events.find((e) => e.type === 'input')).toMatchObject({ prompt: 'Key: ', text: '', password: true });
+    expect(output()).toBe('Key: ');
+    expect(JSON.stringify(events)).not.toContain('hunter2');
     expect(events.some((e) => e.type === 'stderr')).toBe(false);
   });
 
@@ -85,7 +108,7 @@ describe('input() in a session', () => {
     const { result, events } = await play(s, "input('Your name? ')", [{ kind: 'line', text: 'never' }], { noInput: ASSISTANT_INPUT });
     expect(result.error?.ename).toBe('EOFError');
     expect(result.error?.evalue).toContain('input() is not available in code the assistant runs');
-    expect(events.some((e) => e.type === 'input')).toBe(false);
+    expect(events.some((e) => e.type === 'input_request' || e.type === 'input')).toBe(false);
   });
 
   it('waits on shared memory for the answer the page writes, and takes a stop from the interrupt byte', async () => {
@@ -98,11 +121,11 @@ describe('input() in a session', () => {
     // Node has one thread: the "page" answers as the request is posted, before the worker blocks.
     const r = await s.run('[input(), input()]', (e) => {
       events.push(e);
-      if (e.type === 'input') writeShared(buffer, { kind: 'line', text: answers.shift()! });
+      if (e.type === 'input_request') writeShared(buffer, { kind: 'line', text: answers.shift()! });
     }, {}, limits);
     expect(r.result?.['text/plain']).toBe("['héllo wörld ✓', 'second']");
     const stopped = await s.run('input()', (e) => {
-      if (e.type === 'input') interrupt[0] = 2;
+      if (e.type === 'input_request') interrupt[0] = 2;
     }, {}, limits);
     expect(stopped.error?.ename).toBe('KeyboardInterrupt');
     // The stop was taken by input(): no second KeyboardInterrupt is pending for the next run.

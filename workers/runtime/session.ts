@@ -115,7 +115,13 @@ export class WorkerSession {
     this.stdout.flush();
     this.stderr.flush();
     const id = requestId();
-    return this.lines(id, () => sink({ type: 'input', request: { id, password } }));
+    const answer = this.lines(id, () => sink({ type: 'input_request', request: { id, password } }));
+    // The answered line is an event of its own, never stdout: a listener tells what the program
+    // printed from what the person typed (a password's text is never sent).
+    if (answer.kind === 'line') {
+      sink({ type: 'input', request: id, prompt: this.stdout.takeLine(), text: password ? '' : answer.text, ...(password ? { password } : {}) });
+    }
+    return answer;
   }
 
   /**
@@ -164,6 +170,7 @@ export class WorkerSession {
     }
     this.sink = forward;
     this.runOptions = options;
+    this.stdout.takeLine();
     let py: PyRunResult;
     try {
       const vars = this.pyodide.toPy(sessionVars);

@@ -1,5 +1,6 @@
 import { splitMessage } from '../chat/blocks';
 import type { Round } from '../chat/types';
+import { terminalText } from '../chat/terminal';
 import { ImportError } from '../portability/errors';
 import { parseJson } from '../portability/checks';
 import { readSessionArchive, type ImportFile } from '../portability/import';
@@ -284,7 +285,7 @@ function shownOutput(round: Round): string {
   let out = '';
   for (const e of round.events) {
     if (out.length > OUTPUT_CHARS) break;
-    if (e.type === 'stdout' || e.type === 'stderr') out += e.text;
+    if (e.type === 'stdout' || e.type === 'stderr' || e.type === 'input') out += terminalText(e);
     else if (e.type === 'result') out += `${e.bundle['text/plain'] ?? ''}\n`;
     else if (e.type === 'exec_error') out += `${e.error.ename}: ${e.error.evalue}\n`;
   }

@@ -1,4 +1,5 @@
 import type { Round } from '../chat/types';
+import { terminalText } from '../chat/terminal';
 import { CHARS_PER_TOKEN } from './context';
 import type { SentMessage } from './events';
 
@@ -13,7 +14,7 @@ function outcome(round: Round): string {
   let value = '';
   let error = '';
   for (const e of round.events) {
-    if (e.type === 'stdout' || e.type === 'stderr') streams += e.text;
+    if (e.type === 'stdout' || e.type === 'stderr' || e.type === 'input') streams += terminalText(e);
     else if (e.type === 'result') value = e.bundle['text/plain'] ?? '';
     else if (e.type === 'exec_error') error = `${e.error.ename}: ${e.error.evalue}`;
     else if (e.type === 'round_error') error = e.message;

@@ -2,6 +2,7 @@ import { endedByStop } from '../sessions/host';
 import type { SessionManager } from '../sessions/manager';
 import { splitMessage } from './blocks';
 import { appendEvent, finishRound, newRound, OutputTranscript } from './round';
+import { terminalText } from './terminal';
 import type { Attachment, Round, RoundEvent, RoundState } from './types';
 
 /** The part of the session engine a message needs. */
@@ -35,7 +36,9 @@ export async function sendMessage(
   const round = await history.insert((seq) => newRound(sessionId, seq, message, files.map((f) => f.name)));
   const transcript = new OutputTranscript();
   const emit = (event: RoundEvent) => {
-    if (event.type === 'stdout' || event.type === 'stderr') transcript.add(event.text);
+    // The download reads as the terminal did: the typed lines too.
+    const text = terminalText(event);
+    if (text) transcript.add(text);
     const recorded = appendEvent(round, event);
     if (recorded) onEvent?.(recorded, round);
   };

@@ -10,6 +10,8 @@ export type RoundEvent =
   | { type: 'files_attached'; names: string[] }
   | { type: 'code_start'; block: number; total: number; code: string }
   | { type: 'stdout' | 'stderr'; block: number; text: string }
+  /** A line the person answered to input() (worker-api.ts InputEvent): shown after its prompt, never part of stdout. */
+  | { type: 'input'; block: number; request: string; prompt: string; text: string; password?: boolean }
   /** Progress from the runtime while a block runs, e.g. a package being loaded. */
   | { type: 'status'; block: number; text: string }
   | { type: 'display'; block: number; bundle: MimeBundle }

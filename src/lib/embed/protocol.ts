@@ -40,6 +40,8 @@ export interface EmbedRunResult {
   error?: { ename: string; evalue: string; traceback: string };
   stdout: string;
   stderr: string;
+  /** The lines typed in answer to input(), in order (a password as ''); absent when none was asked. */
+  input?: string[];
 }
 
 export interface EmbedAnswers {
@@ -60,6 +62,8 @@ export type EmbedStatus = 'starting' | 'ready' | 'running' | 'idle';
 export type EmbedEventBody =
   | { event: 'ready' }
   | { event: 'output'; stream: 'stdout' | 'stderr'; text: string }
+  /** A line the reader typed in answer to input(), after `prompt` (already sent as output); never part of stdout. A password's `text` is empty. */
+  | { event: 'input'; prompt: string; text: string; request: string; password?: boolean }
   | { event: 'result'; text: string }
   | { event: 'error'; error: { ename: string; evalue: string; traceback: string } }
   | { event: 'status'; status: EmbedStatus }
@@ -133,6 +137,8 @@ export function readEmbedMessage(data: unknown): EmbedMessage | null {
       return data as unknown as EmbedEvent;
     case 'output':
       return (data.stream === 'stdout' || data.stream === 'stderr') && typeof data.text === 'string' ? (data as unknown as EmbedEvent) : null;
+    case 'input':
+      return typeof data.prompt === 'string' && typeof data.text === 'string' && typeof data.request === 'string' ? (data as unknown as EmbedEvent) : null;
     case 'result':
       return typeof data.text === 'string' ? (data as unknown as EmbedEvent) : null;
     case 'error':

@@ -42,6 +42,7 @@ const EVENT_FIELDS: Record<string, Record<string, 'string' | 'number' | 'object'
   code_start: { block: 'number', total: 'number', code: 'string' },
   stdout: { block: 'number', text: 'string' },
   stderr: { block: 'number', text: 'string' },
+  input: { block: 'number', request: 'string', prompt: 'string', text: 'string' },
   status: { block: 'number', text: 'string' },
   display: { block: 'number', bundle: 'object' },
   result: { block: 'number', bundle: 'object' },
@@ -57,6 +58,7 @@ const EVENT_FIELDS: Record<string, Record<string, 'string' | 'number' | 'object'
 const OPTIONAL_FIELDS: Record<string, Record<string, string>> = {
   truncated: { total: 'number', tail: 'string' },
   code_end: { commitError: 'string' },
+  input: { password: 'boolean' },
 };
 
 function kindOf(value: unknown): string {

@@ -1,6 +1,7 @@
 import { messageParts } from '../chat/blocks';
 import { appendEvent, newRound } from '../chat/round';
 import type { Round, RoundEvent } from '../chat/types';
+import { typedLine } from '../chat/terminal';
 import type { MimeBundle } from '../worker-api';
 import { ImportError } from './errors';
 import { integer, list, multiline, parseJson, record, text } from './checks';
@@ -51,6 +52,11 @@ function blockOutputs(events: RoundEvent[], block: number, count: number | null)
       case 'stdout':
       case 'stderr':
         stream(event.type, event.text);
+        break;
+      // A notebook's outputs have no place for what was typed: it joins stdout, as a terminal showed it
+      // (history.json keeps it apart).
+      case 'input':
+        stream('stdout', typedLine(event));
         break;
       case 'display':
         outputs.push({ output_type: 'display_data', data: notebookData(event.bundle), metadata: {} });

@@ -284,7 +284,7 @@ export class SessionHost {
     const t0 = performance.now();
     return this.runInWorker(timeoutMs, async (live, clock) => {
       const events = (event: WorkerRunEvent) => {
-        if (event.type !== 'input') onEvent?.(event);
+        if (event.type !== 'input_request') onEvent?.(event);
         else if (this.live === live) {
           clock.pause();
           this.setWaiting({ request: event.request, live, resumeClock: clock.resume });

@@ -32,15 +32,17 @@ function runResult(round: Round | null): EmbedRunResult {
   let stderr = '';
   let result: string | undefined;
   let error: EmbedRunResult['error'];
+  const input: string[] = [];
   for (const event of round.events) {
     if (event.type === 'stdout') stdout += event.text;
+    else if (event.type === 'input') input.push(event.text);
     else if (event.type === 'stderr') stderr += event.text;
     else if (event.type === 'result') result = event.bundle['text/plain'];
     else if (event.type === 'exec_error') error = event.error;
     else if (event.type === 'round_error') error = { ename: 'RunError', evalue: event.message, traceback: '' };
   }
   const status = round.state === 'stopped' ? 'stopped' : round.state === 'finished' ? 'ok' : 'error';
-  return { status, stdout, stderr, ...(result === undefined ? {} : { result }), ...(error ? { error } : {}) };
+  return { status, stdout, stderr, ...(input.length ? { input } : {}), ...(result === undefined ? {} : { result }), ...(error ? { error } : {}) };
 }
 
 /**
@@ -148,6 +150,10 @@ export class EmbedView implements Reporter {
 
   private tell(event: RoundEvent): void {
     if (event.type === 'stdout' || event.type === 'stderr') this.bridge.post({ event: 'output', stream: event.type, text: event.text });
+    else if (event.type === 'input') {
+      const { prompt, text, request, password } = event;
+      this.bridge.post({ event: 'input', prompt, text, request, ...(password ? { password } : {}) });
+    }
     else if (event.type === 'result') this.bridge.post({ event: 'result', text: event.bundle['text/plain'] ?? '' });
     else if (event.type === 'exec_error') this.bridge.post({ event: 'error', error: event.error });
   }

@@ -61,13 +61,14 @@ class PersonStdin(io.TextIOBase):
         if size == 0:
             return ''
         if not self._pending:
+            # What the program printed reaches the page before the question (input() flushes; a bare readline does not).
+            sys.stdout.flush()
             # Each read past the end asks again, as a terminal does after Ctrl+D.
             line = _line(self._ask(False))
             if line is None:
                 return ''
-            # A transcript reads "Your name? Ada", as in a terminal where the typing shows.
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            # No echo: the worker reports the line as an input event of its own, so stdout
+            # holds what the program printed, as when its input is piped.
             self._pending = line
         if size is None or size < 0:
             size = len(self._pending)
@@ -109,8 +110,6 @@ def _getpass_with(ask: Ask) -> Callable[..., str]:
         sys.stdout.write(prompt)
         sys.stdout.flush()
         line = _line(ask(True))
-        # The person's Enter ends the line, as in a terminal that does not echo.
-        sys.stdout.write('\n')
         if line is None:
             raise EOFError
         return line[:-1]
