@@ -181,6 +181,7 @@ const api: SessionWorkerApi = {
   run: (code, events, sessionVars, limits, options) =>
     current().run(code, events === undefined ? undefined : (event) => self.postMessage({ pytabsRunEvent: { run: events, event } } satisfies RunEventMessage), sessionVars, limits, options),
   runCheck: (source, name, outputChars) => current().runCheck(source, name, outputChars),
+  runCase: (run) => current().runCase(run),
   writeFile: (path, data) => current().writeFile(path, data),
   deleteFile: (path) => current().deleteFile(path),
   renameFile: (from, to) => current().renameFile(from, to),

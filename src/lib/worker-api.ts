@@ -194,6 +194,41 @@ export interface CheckOutcome {
   output: string;
 }
 
+/** How a program's output is compared with a case's (workers/python/pytabs/programs.py). */
+export type CompareRule = 'judge' | 'exact' | 'numbers' | 'function';
+
+/** One program run on one case of an assignment, as the worker is asked for it. */
+export interface CaseRun {
+  /** The program's code, and the name tracebacks give it ('main.py', or '<program>' for a message). */
+  source: string;
+  filename: string;
+  /** The lines sys.stdin holds, each ending in a newline. */
+  input: string;
+  expected: string;
+  rule: CompareRule;
+  /** For 'numbers': how far a number may be from the expected one, absolute or relative. */
+  tolerance: number;
+  /** For 'function': the assignment's check source, and the compare function in it. */
+  checkSource: string;
+  compareName: string;
+  /** The most of stdout and of stderr kept; a program that prints more fails. */
+  outputChars: number;
+}
+
+/** What one case came to. */
+export interface CaseOutcome {
+  passed: boolean;
+  /** What the student reads: why it failed ('line 2: expected '5', got '6''), '' when it passed. */
+  message: string;
+  /** The exception's class name when the program raised ('KeyboardInterrupt': stopped or out of time). */
+  error: string | null;
+  /** What the program printed to stdout, and to stderr (with its traceback). */
+  actual: string;
+  stderr: string;
+  /** The first line (from 1) that differs under the rule; null when none does (or it did not finish). */
+  line: number | null;
+}
+
 export interface WorkspaceEntry {
   path: string;
   size: number;
@@ -271,6 +306,11 @@ export interface SessionWorkerApi {
    * What it prints is kept up to `outputChars` characters.
    */
   runCheck(source: string, name: string, outputChars: number): Promise<CheckOutcome>;
+  /**
+   * Runs a program on one case of an assignment in a namespace of its own, its stdin the
+   * case's lines: the session's variables are untouched, and nothing is committed.
+   */
+  runCase(run: CaseRun): Promise<CaseOutcome>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;

@@ -14,6 +14,8 @@ import { checkWork, handIn } from '../../src/lib/assignments/student';
 import { GradingRun, type GradeRow } from '../../src/lib/assignments/grading';
 import type { AssignmentManager } from '../../src/lib/assignments/manager';
 import { WorkerSession } from '../../workers/runtime/session';
+import { RoundHistory } from '../../src/lib/storage/session-store';
+import { readFileData } from '../../src/lib/storage/files';
 
 // Assignments as files on real (fake-indexeddb) storage, with checks on real Pyodide: what
 // Save as assignment writes, what a student's session gets, what a hand-in holds, and what
@@ -53,6 +55,13 @@ beforeAll(async () => {
     ...device,
     // The student's Python: one real interpreter stands for the session's worker.
     runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
+    runCase: (_id, run) => python.runCase(run),
+    history: (id) => new RoundHistory(db, id),
+    readFile: async (id, path) => {
+      const data = await readFileData(db, id, path);
+      if (!data) throw new Error(`No file named ${path}.`);
+      return data;
+    },
     scratchHost: () => {
       throw new Error('grading workers run in the browser');
     },

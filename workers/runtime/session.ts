@@ -4,6 +4,8 @@ import type { SessionChange } from '../../src/lib/storage/commit';
 import type { SessionStore, StoredSession } from '../../src/lib/storage/session-store';
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
 import type {
+  CaseOutcome,
+  CaseRun,
   CheckOutcome,
   InputChannel,
   Limits,
@@ -229,6 +231,25 @@ export class WorkerSession {
     } finally {
       if (this.interrupt) this.interrupt[0] = 0;
       this.runOptions = {};
+    }
+  }
+
+  /** A program on one case of an assignment (pytabs.programs): its own namespace and stdin, no output forwarded, nothing committed. */
+  async runCase(run: CaseRun): Promise<CaseOutcome> {
+    const packageError = await this.packages?.loadFor(run.source, () => undefined);
+    if (packageError) return { passed: false, message: `raised ${packageError.ename}: ${packageError.evalue}`, error: packageError.ename, actual: '', stderr: '', line: null };
+    const arg = this.pyodide.toPy(run);
+    try {
+      const outcome = toPlain<CaseOutcome>(this.runtime.run_case(arg));
+      // Python's None arrives as undefined.
+      return { ...outcome, error: outcome.error ?? null, line: outcome.line ?? null };
+    } catch (error) {
+      // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
+      if (!String(error).includes('KeyboardInterrupt')) throw error;
+      return { passed: false, message: 'raised KeyboardInterrupt', error: 'KeyboardInterrupt', actual: '', stderr: '', line: null };
+    } finally {
+      arg.destroy();
+      if (this.interrupt) this.interrupt[0] = 0;
     }
   }
 

@@ -1,6 +1,6 @@
 import type { ExportedFile } from '../portability/export';
 import { fileNameFor } from '../portability/export';
-import type { Assignment } from '../portability/assignment-file';
+import { assignmentTests, type Assignment } from '../portability/assignment-file';
 import type { GradeRow } from './grading';
 
 /** Why a hand-in lost points: each failed check's message, in the assignment's order. */
@@ -8,21 +8,24 @@ export function failedMessages(row: GradeRow): string {
   return row.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.message}`).join('; ');
 }
 
-/** The grades as a table: a header, then one row per hand-in (one column per check, total, time, status, messages, errors). */
+/** The grades as a table: a header, then one row per hand-in (one column per check and per program case, total, time, status, messages, errors, the program tested). */
 export function gradesTable(assignment: Assignment, rows: GradeRow[]): (string | number)[][] {
-  const max = assignment.checks.reduce((sum, c) => sum + c.points, 0);
-  const header = ['Student', 'File', ...assignment.checks.map((c) => `${c.name} (${c.points})`), `Total (${max})`, 'Time (s)', 'Status', 'Messages', 'Errors'];
+  const tests = assignmentTests(assignment);
+  const max = tests.reduce((sum, c) => sum + c.points, 0);
+  const program = assignment.program ? ['Program tested'] : [];
+  const header = ['Student', 'File', ...tests.map((c) => `${c.name} (${c.points})`), `Total (${max})`, 'Time (s)', 'Status', 'Messages', 'Errors', ...program];
   const body = rows.map((row) => {
     const earned = new Map(row.results.map((r) => [r.name, r.earned]));
     return [
       row.student,
       row.file,
-      ...assignment.checks.map((c) => earned.get(c.name) ?? ''),
+      ...tests.map((c) => earned.get(c.name) ?? ''),
       row.status === 'graded' || row.status === 'error' ? row.total : '',
       Math.round(row.ms / 100) / 10,
       row.status,
       failedMessages(row),
       [...row.errors, ...(row.note ? [row.note] : [])].join('; '),
+      ...(program.length ? [row.program ?? ''] : []),
     ];
   });
   return [header, ...body];

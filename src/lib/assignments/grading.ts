@@ -4,11 +4,12 @@ import { terminalText } from '../chat/terminal';
 import { ImportError } from '../portability/errors';
 import { parseJson } from '../portability/checks';
 import { readSessionArchive, type ImportFile } from '../portability/import';
-import { ASSIGNMENT_ENTRY, readAssignment, readSubmission, scored, SUBMISSION_ENTRY, type Assignment, type CheckResult } from '../portability/assignment-file';
+import { assignmentTests, ASSIGNMENT_ENTRY, readAssignment, readSubmission, scored, SUBMISSION_ENTRY, type Assignment, type CheckResult } from '../portability/assignment-file';
 import { MAX_IMPORT_BYTES } from '../portability/limits';
 import { formatBytes } from '../format';
 import { WorkerTerminatedError, type SessionHost } from '../sessions/host';
 import type { AssignmentManager } from './manager';
+import { describeProgram, runCases, testedProgram, type CaseRunner, type NoProgram, type TestedProgram } from './program';
 
 /**
  * Hand-ins graded at once, each in a worker of its own. Two cores run two Pythons flat out;
@@ -55,6 +56,8 @@ export interface GradeRow {
   claimed: CheckResult[];
   /** Set when it was handed in from an earlier version of the assignment. */
   note?: string;
+  /** Which program its cases tested, in words ("message 3 (your latest code)"); absent without cases. */
+  program?: string;
   work: SubmittedWork | null;
 }
 
@@ -63,6 +66,8 @@ interface Queued {
   row: GradeRow;
   files: { path: string; data: Uint8Array }[];
   cells: string[];
+  /** The program its cases test (the assignment's file, the marked message or the latest Code message), or why there is none. */
+  program: TestedProgram | NoProgram | null;
 }
 
 /** The submission's worker ended under it in a way that ends its grading (a crash, a cell that never finished). */
@@ -103,7 +108,7 @@ export class GradingRun {
   }
 
   get maxPoints(): number {
-    return this.assignment.checks.reduce((sum, c) => sum + c.points, 0);
+    return assignmentTests(this.assignment).reduce((sum, c) => sum + c.points, 0);
   }
 
   /**
@@ -177,7 +182,17 @@ export class GradingRun {
       ),
       files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })),
     };
-    return { row, files: archive.files, cells: rounds.flatMap(({ code }) => code) };
+    const tests = this.assignment.program;
+    let program: Queued['program'] = null;
+    if (tests) {
+      const file = (path: string) => {
+        const found = archive.files.find((f) => f.path === path);
+        return found ? new TextDecoder().decode(found.data) : null;
+      };
+      program = testedProgram(tests, archive.rounds, file, submission.answer);
+      row.program = describeProgram(program).replace('your latest', 'the latest').replace('marked as your', 'marked as the');
+    }
+    return { row, files: archive.files, cells: rounds.flatMap(({ code }) => code), program };
   }
 
   /** A note when the hand-in's copy of the assignment is not the teacher's (an earlier version, or changed checks): it is ignored either way. */
@@ -202,18 +217,20 @@ export class GradingRun {
     }
   }
 
-  private async grade({ row, files, cells }: Queued): Promise<void> {
+  private async grade({ row, files, cells, program }: Queued): Promise<void> {
     row.status = 'grading';
     this.onChange(row);
     const t0 = performance.now();
     const limitMs = this.assignment.timeLimitSeconds * 1000;
     const errors: string[] = [];
     let host: SessionHost | null = null;
+    // Program cases run in a namespace of their own: without checks, no cell need be replayed.
+    const replayed = this.assignment.checks.length ? cells : [];
     const fresh = async (): Promise<SessionHost> => {
       if (host) this.release(host);
       host = this.manager.scratchHost();
       this.live.add(host);
-      await this.replay(host, files, cells, limitMs, errors);
+      await this.replay(host, files, replayed, limitMs, errors);
       return host;
     };
     try {
@@ -230,6 +247,20 @@ export class GradingRun {
         if (result.error) errors.push(`${spec.name} ${result.message}`);
         row.total += result.earned;
         this.onChange(row);
+      }
+      if (program) {
+        const runner: CaseRunner = async (run, timeoutMs) => {
+          if (!current.isLive && restarts++ < MAX_RESTARTS) current = await fresh();
+          if (!current.isLive) return { passed: false, message: 'not run: the session could not be started again', error: 'NotRun', actual: '', stderr: '', line: null };
+          return current.runCase(run, timeoutMs);
+        };
+        await runCases(this.assignment, program, runner, OUTPUT_CHARS, (result) => {
+          row.results.push(result);
+          // A wrong output, or a program that raised, is a grade (its message says why); one that did not finish is worth a look.
+          if (result.error === 'TimeoutError' || result.error === 'NotRun') errors.push(`${result.name} ${result.message}`);
+          row.total += result.earned;
+          this.onChange(row);
+        });
       }
       this.settle(row, this.stopped ? 'stopped' : 'graded', errors, t0);
     } catch (error) {

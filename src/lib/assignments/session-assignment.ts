@@ -1,7 +1,7 @@
 import { makeAssignment, encodeAssignment, ASSIGNMENT_ENTRY, type Assignment, type AssignmentDraft } from '../portability/assignment-file';
 import { packSession, fileNameFor, SESSION_SUFFIX, type ExportedFile } from '../portability/export';
 import { withStorage, type PortableManager } from '../portability/manager';
-import { deleteGrades, getAssignment, getGrades, putAssignment, putGrades } from '../storage/assignments';
+import { deleteGrades, getAssignment, getGrades, putAnswer, putAssignment, putGrades } from '../storage/assignments';
 import type { AssignmentRole } from '../storage/db';
 import { readSessionContents } from '../storage/imports';
 import type { GradeRow } from './grading';
@@ -10,6 +10,8 @@ import type { GradeRow } from './grading';
 export interface SessionAssignment {
   role: AssignmentRole;
   assignment: Assignment;
+  /** The message the student marked as their answer; absent: their latest Code message. */
+  answer?: number;
 }
 
 /** The assignment the session carries, or null. */
@@ -40,6 +42,11 @@ export async function saveAsAssignment(
   });
   manager.storageChanged(sessionId, false);
   return result;
+}
+
+/** Marks message `seq` as the student's answer, the program the cases test (null: the latest Code message). */
+export function markAnswer(manager: Pick<PortableManager, 'dbName'>, sessionId: string, seq: number | null): Promise<void> {
+  return withStorage(manager, (db) => putAnswer(db, sessionId, seq));
 }
 
 /** The grades table kept for the session's assignment at `digest` (graded with another version: none). */

@@ -4,6 +4,9 @@ import { withStorage } from '../portability/manager';
 import { readSessionContents } from '../storage/imports';
 import type { AssignmentManager } from './manager';
 import { sessionAssignment } from './session-assignment';
+import { runCases, testedProgram, type CaseRunner, type NoProgram, type TestedProgram } from './program';
+import type { ProgramTests } from '../portability/assignment-file';
+import type { Round } from '../chat/types';
 
 /** What a check may print that the student is shown; the rest is cut. */
 export const CHECK_OUTPUT_CHARS = 10_000;
@@ -12,7 +15,7 @@ const MAX_STUDENT_NAME = 100;
 async function requireAssignment(manager: AssignmentManager, sessionId: string) {
   const found = await sessionAssignment(manager, sessionId);
   if (!found) throw new Error('This session is not an assignment.');
-  return found.assignment;
+  return found;
 }
 
 /**
@@ -21,7 +24,8 @@ async function requireAssignment(manager: AssignmentManager, sessionId: string) 
  * `onResult` hears each as it finishes.
  */
 export async function checkWork(manager: AssignmentManager, sessionId: string, onResult?: (result: CheckResult) => void): Promise<CheckResult[]> {
-  const assignment = await requireAssignment(manager, sessionId);
+  const found = await requireAssignment(manager, sessionId);
+  const { assignment } = found;
   const results: CheckResult[] = [];
   for (const spec of assignment.checks) {
     const outcome = await manager.runCheck(sessionId, assignment.checkSource, spec.name, {
@@ -32,7 +36,26 @@ export async function checkWork(manager: AssignmentManager, sessionId: string, o
     results.push(result);
     onResult?.(result);
   }
+  if (assignment.program) {
+    const program = await programOf(manager, sessionId, assignment.program, found.answer);
+    const runner: CaseRunner = (run, timeoutMs) => manager.runCase(sessionId, run, { timeoutMs });
+    results.push(...(await runCases(assignment, program, runner, CHECK_OUTPUT_CHARS, onResult)));
+  }
   return results;
+}
+
+/** The program the session's cases test: the assignment's file, the marked message, or the latest Code message. */
+export async function programOf(manager: AssignmentManager, sessionId: string, tests: ProgramTests, answer?: number): Promise<TestedProgram | NoProgram> {
+  const rounds = tests.file ? [] : await manager.history(sessionId).list<Round>();
+  let text: string | null = null;
+  if (tests.file) {
+    try {
+      text = new TextDecoder().decode(await manager.readFile(sessionId, tests.file));
+    } catch {
+      text = null;
+    }
+  }
+  return testedProgram(tests, rounds, () => text, answer);
 }
 
 /** A student's name as a hand-in carries it, or why not. */
@@ -52,11 +75,11 @@ export function checkStudentName(raw: string): string {
  */
 export async function handIn(manager: AssignmentManager, sessionId: string, studentName: string, results: CheckResult[], now = Date.now()): Promise<ExportedFile> {
   const student = checkStudentName(studentName);
-  const assignment = await requireAssignment(manager, sessionId);
+  const { assignment, answer } = await requireAssignment(manager, sessionId);
   return withStorage(manager, async (db) => {
     const read = await readSessionContents(db, sessionId);
     if (!read) throw new Error(`No session with id ${sessionId}.`);
-    const submission = { assignment: { id: assignment.id, digest: assignment.digest, title: assignment.title }, student, handedInAt: now, results };
+    const submission = { assignment: { id: assignment.id, digest: assignment.digest, title: assignment.title }, student, handedInAt: now, results, ...(answer === undefined ? {} : { answer }) };
     const extra = new Map([
       [ASSIGNMENT_ENTRY, encodeAssignment(assignment)],
       [SUBMISSION_ENTRY, encodeSubmission(submission)],

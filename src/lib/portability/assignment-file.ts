@@ -1,10 +1,10 @@
 import { ImportError } from './errors';
 import { encodeJson, integer, list, record, text } from './checks';
 import { sha256Hex } from './manifest';
-import type { Assignment, CheckSpec } from '../storage/db';
+import type { Assignment, CaseSpec, CheckSpec, ProgramTests } from '../storage/db';
 import type { CheckOutcome } from '../worker-api';
 
-export type { Assignment, CheckSpec };
+export type { Assignment, CaseSpec, CheckSpec, ProgramTests };
 
 /**
  * What an assignment and a hand-in add to a `.pytabs.zip`: `assignment.json` (the exercise,
@@ -18,8 +18,12 @@ export const MAX_ASSIGNMENT_BYTES = 1024 * 1024;
 
 const ASSIGNMENT_FORMAT = 'pytabs-assignment';
 const SUBMISSION_FORMAT = 'pytabs-submission';
-const VERSION = 1;
+/** Version 2 files have program tests; a file without them is written as version 1, which every PyTabs reads. */
+const VERSION = 2;
 const MAX_TITLE = 100;
+const MAX_CASES = 100;
+const MAX_CASE_TEXT = 100_000;
+const MAX_TOLERANCE = 1e6;
 const MAX_TEXT = 200_000;
 const MAX_CHECKS = 100;
 const MAX_POINTS = 1000;
@@ -31,10 +35,20 @@ const MAX_TIME_LIMIT_S = 600;
 /** What the teacher writes in "Save as assignment". */
 export type AssignmentDraft = Omit<Assignment, 'id' | 'digest'>;
 
-/** A check as it ran, with the points it earned. */
+/** A check or a program case as it ran, with the points it earned. */
 export interface CheckResult extends CheckOutcome {
   points: number;
   earned: number;
+  /** Set for a program case: what it fed, expected and got, and the first line that differs. */
+  case?: CaseDetail;
+}
+
+export interface CaseDetail {
+  input: string;
+  expected: string;
+  actual: string;
+  stderr: string;
+  line: number | null;
 }
 
 /** submission.json of a hand-in. */
@@ -44,6 +58,8 @@ export interface Submission {
   handedInAt: number;
   /** The results in the student's browser: shown to the teacher, never used for the grade. */
   results: CheckResult[];
+  /** The message the student marked as their answer (its number in the history); absent: their latest Code message. */
+  answer?: number;
 }
 
 /**
@@ -61,7 +77,8 @@ export async function makeAssignment(draft: AssignmentDraft, id: string = crypto
   if (!title) throw new Error('An assignment needs a title.');
   if (title.length > MAX_TITLE) throw new Error(`A title can have at most ${MAX_TITLE} characters.`);
   const names = checkNames(draft.checkSource);
-  if (!names.length) throw new Error('The checks define no function: write at least one "def check_…():".');
+  const program = draft.program?.cases.length ? checkProgram(draft.program, draft.checkSource) : undefined;
+  if (!names.length && !program) throw new Error('The checks define no function and there are no program cases: write at least one "def check_…():" or add a case.');
   const dupe = names.find((n, i) => names.indexOf(n) !== i);
   if (dupe) throw new Error(`The checks define ${dupe} twice.`);
   const points = new Map(draft.checks.map((c) => [c.name, c.points]));
@@ -71,18 +88,64 @@ export async function makeAssignment(draft: AssignmentDraft, id: string = crypto
   }
   const limit = draft.timeLimitSeconds;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TIME_LIMIT_S) throw new Error(`The time limit must be a whole number of seconds from 1 to ${MAX_TIME_LIMIT_S}.`);
-  const body = { title, instructions: draft.instructions, starterCode: draft.starterCode, checkSource: draft.checkSource, checks, timeLimitSeconds: limit };
+  const body = { title, instructions: draft.instructions, starterCode: draft.starterCode, checkSource: draft.checkSource, checks, timeLimitSeconds: limit, ...(program ? { program } : {}) };
   return { id, ...body, digest: await digestOf(body) };
 }
 
-function digestOf(body: Omit<Assignment, 'id' | 'digest'>): Promise<string> {
-  const { title, instructions, starterCode, checkSource, checks, timeLimitSeconds } = body;
-  return sha256Hex(encodeJson([title, instructions, starterCode, checkSource, checks, timeLimitSeconds]));
+/** The draft's program tests checked, in the order of their fields (the digest depends on it); throws with what is wrong. */
+function checkProgram(p: ProgramTests, checkSource: string): ProgramTests {
+  if (p.cases.length > MAX_CASES) throw new Error(`An assignment can have at most ${MAX_CASES} program cases.`);
+  const file = p.file?.trim();
+  if (file !== undefined && file !== '' && (file.length > 200 || file.startsWith('/') || file.split('/').includes('..'))) throw new Error(`"${file}" is not a file name of the workspace.`);
+  const out: ProgramTests = { ...(file ? { file } : {}), rule: p.rule, cases: [] };
+  if (!['judge', 'exact', 'numbers', 'function'].includes(p.rule)) throw new Error(`Unknown comparison "${p.rule}".`);
+  if (p.rule === 'numbers') {
+    const t = p.tolerance ?? 0;
+    if (!Number.isFinite(t) || t < 0 || t > MAX_TOLERANCE) throw new Error('The tolerance must be a number from 0 up.');
+    out.tolerance = t;
+  }
+  if (p.rule === 'function') {
+    const name = p.compareName?.trim() ?? '';
+    if (!/^[A-Za-z_]\w*$/.test(name)) throw new Error('Name the compare function of the checks (def compare_output(expected, actual): …).');
+    if (!new RegExp(`^def\\s+${name}\\s*\\(`, 'm').test(checkSource)) throw new Error(`The checks define no function ${name}.`);
+    out.compareName = name;
+  }
+  const seen = new Set<string>();
+  for (const [i, c] of p.cases.entries()) {
+    const name = c.name.trim() || `case ${i + 1}`;
+    if (seen.has(name) || /^check_/.test(name)) throw new Error(`Two tests are named "${name}": give each case a name of its own (not check_…).`);
+    seen.add(name);
+    if (!Number.isInteger(c.points) || c.points < 0 || c.points > MAX_POINTS) throw new Error(`The points of ${name} must be a whole number from 0 to ${MAX_POINTS}.`);
+    const limit = c.timeLimitSeconds;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_TIME_LIMIT_S)) throw new Error(`The time limit of ${name} must be a whole number of seconds from 1 to ${MAX_TIME_LIMIT_S}.`);
+    if (c.input.length > MAX_CASE_TEXT || c.expected.length > MAX_CASE_TEXT) throw new Error(`The input and output of ${name} can have at most ${MAX_CASE_TEXT} characters each.`);
+    // Each line the program reads ends in a newline, as a file's or a terminal's does.
+    const input = c.input && !c.input.endsWith('\n') ? `${c.input}\n` : c.input;
+    out.cases.push({ name, input, expected: c.expected, points: c.points, ...(limit !== undefined ? { timeLimitSeconds: limit } : {}) });
+  }
+  return out;
 }
 
-export const encodeAssignment = (a: Assignment): Uint8Array => encodeJson({ format: ASSIGNMENT_FORMAT, version: VERSION, ...a });
+function digestOf(body: Omit<Assignment, 'id' | 'digest'>): Promise<string> {
+  const { title, instructions, starterCode, checkSource, checks, timeLimitSeconds, program } = body;
+  // Without program tests the digest is what it always was: files made before them still match.
+  return sha256Hex(encodeJson([title, instructions, starterCode, checkSource, checks, timeLimitSeconds, ...(program ? [canonicalProgram(program)] : [])]));
+}
 
-export const encodeSubmission = (s: Submission): Uint8Array => encodeJson({ format: SUBMISSION_FORMAT, version: VERSION, ...s });
+/** Program tests as the digest sees them: every field in a fixed place, whatever order an object's keys came in. */
+function canonicalProgram(p: ProgramTests): unknown[] {
+  const cases = p.cases.map((c) => [c.name, c.input, c.expected, c.points, c.timeLimitSeconds ?? null]);
+  return [p.file ?? null, p.rule, p.tolerance ?? null, p.compareName ?? null, cases];
+}
+
+/** The tests of an assignment, checks then cases, each with its points: the grades table's columns. */
+export function assignmentTests(a: Pick<Assignment, 'checks' | 'program'>): { name: string; points: number }[] {
+  return [...a.checks, ...(a.program?.cases ?? []).map((c) => ({ name: c.name, points: c.points }))];
+}
+
+export const encodeAssignment = (a: Assignment): Uint8Array => encodeJson({ format: ASSIGNMENT_FORMAT, version: a.program ? VERSION : 1, ...a });
+
+export const encodeSubmission = (s: Submission): Uint8Array => encodeJson({ format: SUBMISSION_FORMAT, version: 1, ...s });
 
 function checkVersion(m: Record<string, unknown>, what: string): void {
   const version = integer(m.version, `${what} "version"`, 1);
@@ -108,10 +171,37 @@ export async function readAssignment(value: unknown): Promise<Assignment> {
     checkSource: text(m.checkSource, `${what} "checkSource"`, MAX_TEXT),
     checks,
     timeLimitSeconds: integer(m.timeLimitSeconds, `${what} "timeLimitSeconds"`, 1, MAX_TIME_LIMIT_S),
+    ...(m.program === undefined ? {} : { program: readProgram(m.program, what) }),
   };
   const digest = text(m.digest, `${what} "digest"`, 64);
   if ((await digestOf(body)) !== digest) throw new ImportError(`${what} does not match its digest: it was changed after it was saved.`);
   return { id: text(m.id, `${what} "id"`, 100), ...body, digest };
+}
+
+/** An assignment.json's program tests, field by field, in the order makeAssignment writes them (the digest checks the rest). */
+function readProgram(value: unknown, what: string): ProgramTests {
+  const p = record(value, `${what} "program"`);
+  const rule = text(p.rule, `${what} program "rule"`, 20);
+  if (!['judge', 'exact', 'numbers', 'function'].includes(rule)) throw new ImportError(`${what} program has an unknown "rule" "${rule}".`);
+  const out: ProgramTests = { ...(p.file === undefined ? {} : { file: text(p.file, `${what} program "file"`, 200) }), rule: rule as ProgramTests['rule'], cases: [] };
+  if (p.tolerance !== undefined) {
+    if (typeof p.tolerance !== 'number' || !Number.isFinite(p.tolerance) || p.tolerance < 0) throw new ImportError(`${what} program has an invalid "tolerance".`);
+    out.tolerance = p.tolerance;
+  }
+  if (p.compareName !== undefined) out.compareName = text(p.compareName, `${what} program "compareName"`, 200);
+  out.cases = list(p.cases, `${what} program "cases"`, MAX_CASES).map((raw, i) => {
+    const c = record(raw, `${what} case ${i + 1}`);
+    const where = `${what} case ${i + 1}`;
+    const spec: CaseSpec = {
+      name: text(c.name, `${where} "name"`, 200),
+      input: text(c.input, `${where} "input"`, MAX_CASE_TEXT),
+      expected: text(c.expected, `${where} "expected"`, MAX_CASE_TEXT),
+      points: integer(c.points, `${where} "points"`, 0, MAX_POINTS),
+    };
+    if (c.timeLimitSeconds !== undefined) spec.timeLimitSeconds = integer(c.timeLimitSeconds, `${where} "timeLimitSeconds"`, 1, MAX_TIME_LIMIT_S);
+    return spec;
+  });
+  return out;
 }
 
 /** Checks a submission.json; its results are kept as text to show, never as the grade. */
@@ -136,11 +226,13 @@ export function readSubmission(value: unknown): Submission {
       earned: integer(r.earned, `${where} "earned"`, 0, MAX_POINTS),
     };
   });
+  const answer = typeof m.answer === 'number' && Number.isInteger(m.answer) && m.answer >= 1 ? m.answer : undefined;
   return {
     assignment: { id: text(a.id, `${what} assignment "id"`, 100), digest: text(a.digest, `${what} assignment "digest"`, 64), title: text(a.title, `${what} assignment "title"`, MAX_TITLE) },
     student,
     handedInAt: typeof m.handedInAt === 'number' && Number.isFinite(m.handedInAt) ? m.handedInAt : 0,
     results,
+    ...(answer ? { answer } : {}),
   };
 }
 

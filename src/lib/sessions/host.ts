@@ -3,7 +3,7 @@ import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
-import { isRunEventMessage, type CheckOutcome, type InputRequest, type Limits, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
+import { isRunEventMessage, type CaseOutcome, type CaseRun, type CheckOutcome, type InputRequest, type Limits, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { snapshotForWorker } from './snapshot-share';
@@ -324,6 +324,21 @@ export class SessionHost {
     const unfinished = (): CheckOutcome => ({ name, passed: false, message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError', output: '' });
     return this.runInWorker(timeoutMs, async (live) => {
       const outcome = await live.api.runCheck(source, name, outputChars);
+      return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
+    }).catch((error: unknown) => {
+      if (error instanceof WorkerTerminatedError && error.cause === 'timeout') return unfinished();
+      throw error;
+    });
+  }
+
+  /**
+   * Runs a program on one case of an assignment (`runCase`) after everything queued before it,
+   * within `timeoutMs`, as `check` runs a check: past it the case fails with "did not finish in N s".
+   */
+  runCase(run: CaseRun, timeoutMs: number): Promise<CaseOutcome> {
+    const unfinished = (): CaseOutcome => ({ passed: false, message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError', actual: '', stderr: '', line: null });
+    return this.runInWorker(timeoutMs, async (live) => {
+      const outcome = await live.api.runCase(run);
       return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
     }).catch((error: unknown) => {
       if (error instanceof WorkerTerminatedError && error.cause === 'timeout') return unfinished();

@@ -4,7 +4,7 @@ import { addSession, deleteSessionData, getSession, listSessionRecords, newSessi
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { CheckOutcome, InputRequest, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { CaseOutcome, CaseRun, CheckOutcome, InputRequest, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
 import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -483,6 +483,23 @@ export class SessionManager {
     await this.ensureOwned(sessionId);
     try {
       return await this.pool.use(this.host(sessionId), (h) => h.check(source, name, outputChars, timeoutMs));
+    } finally {
+      this.changed(sessionId, ['state']);
+    }
+  }
+
+  /**
+   * Runs a program on one case of an assignment in the session's worker: a namespace of its
+   * own, its stdin the case's lines (EOFError when they run out), its stdout compared with
+   * the case's by `run.rule`. The session's variables stay as they were.
+   *
+   * @example (await pytabs.runCase(id, { source: 'print(int(input()) * 2)', filename: '<program>', input: '21\n', expected: '42\n', rule: 'judge', tolerance: 0, checkSource: '', compareName: '', outputChars: 10_000 })).passed;
+   */
+  async runCase(sessionId: string, run: CaseRun, { timeoutMs = 30_000 } = {}): Promise<CaseOutcome> {
+    await this.requireSession(sessionId);
+    await this.ensureOwned(sessionId);
+    try {
+      return await this.pool.use(this.host(sessionId), (h) => h.runCase(run, timeoutMs));
     } finally {
       this.changed(sessionId, ['state']);
     }

@@ -3,7 +3,18 @@ import type { Assignment, AssignmentRecord, AssignmentRole, GradesRecord, PyTabs
 /** The session's assignment and its role in it, or null. */
 export async function getAssignment(db: PyTabsDB, sessionId: string): Promise<Omit<AssignmentRecord, 'sessionId' | 'kind'> | null> {
   const found = await db.get('imports', [sessionId, 'assignment']);
-  return found?.kind === 'assignment' ? { role: found.role, assignment: found.assignment } : null;
+  if (found?.kind !== 'assignment') return null;
+  return { role: found.role, assignment: found.assignment, ...(found.answer === undefined ? {} : { answer: found.answer }) };
+}
+
+/** Marks message `seq` as the student's answer (null: their latest Code message again). */
+export async function putAnswer(db: PyTabsDB, sessionId: string, seq: number | null): Promise<void> {
+  const tx = db.transaction('imports', 'readwrite');
+  const found = await tx.store.get([sessionId, 'assignment']);
+  if (found?.kind !== 'assignment') throw new Error('This session is not an assignment.');
+  const { answer: _, ...rest } = found;
+  await tx.store.put(seq === null ? rest : { ...rest, answer: seq });
+  await tx.done;
 }
 
 /** Makes the session the teacher's copy of `assignment` (Save as assignment), replacing what it had. */

@@ -125,7 +125,33 @@ export interface CheckSpec {
   points: number;
 }
 
-/** An exercise as the teacher wrote it (src/lib/assignments/format.ts reads and writes it). */
+/** One program test: the program run with `input` as its stdin must print `expected`. */
+export interface CaseSpec {
+  /** Its column in the grades table ("case 1"); unique in the assignment. */
+  name: string;
+  /** The lines the program reads, each ending in a newline. */
+  input: string;
+  expected: string;
+  points: number;
+  /** Seconds this case may run; the assignment's limit when absent. */
+  timeLimitSeconds?: number;
+}
+
+/**
+ * An assignment's program tests (workers/python/pytabs/programs.py runs them): the student's
+ * program on each case, its output compared by one rule.
+ */
+export interface ProgramTests {
+  /** The workspace file that is the program ('main.py'); absent: the student's latest Code message (or the one they mark). */
+  file?: string;
+  /** 'judge': trailing spaces and blank lines ignored; 'exact'; 'numbers' within `tolerance`; 'function': `compareName` in the check source decides. */
+  rule: 'judge' | 'exact' | 'numbers' | 'function';
+  tolerance?: number;
+  compareName?: string;
+  cases: CaseSpec[];
+}
+
+/** An exercise as the teacher wrote it (src/lib/portability/assignment-file.ts reads and writes it). */
 export interface Assignment {
   /** Stays the same when the teacher saves the assignment again: a hand-in is matched by it. */
   id: string;
@@ -139,6 +165,8 @@ export interface Assignment {
   checks: CheckSpec[];
   /** Seconds a check, or a cell replayed while grading, may run. */
   timeLimitSeconds: number;
+  /** Program tests beside the checks; absent in assignments that have none (and in files made before them). */
+  program?: ProgramTests;
   /** sha256 of everything above but the id: says whether a hand-in was made from this version. */
   digest: string;
 }
@@ -152,6 +180,8 @@ export interface AssignmentRecord {
   kind: 'assignment';
   role: AssignmentRole;
   assignment: Assignment;
+  /** The message (its number in the history) the student marked as their answer; absent: their latest Code message. */
+  answer?: number;
 }
 
 /**

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from .checks import CheckOutcome, run_check
+from .programs import CaseOutcome, run_case
 from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
@@ -149,6 +150,23 @@ class Runtime:
         """Runs one check of an assignment against a copy of the session's variables; commits nothing."""
         try:
             return run_check(self._namespace, source, name, output_limit)
+        finally:
+            flush_streams()
+
+    def run_case(self, case: Mapping[str, Any]) -> CaseOutcome:
+        """Runs a program on one case of an assignment in a namespace of its own: the session's is untouched."""
+        try:
+            return run_case(
+                case['source'],
+                case['filename'],
+                case['input'],
+                case['expected'],
+                case['rule'],
+                float(case['tolerance']),
+                case['checkSource'],
+                case['compareName'],
+                int(case['outputChars']),
+            )
         finally:
             flush_streams()
 

@@ -1,0 +1,127 @@
+import { splitMessage } from '../chat/blocks';
+import type { Round } from '../chat/types';
+import type { Assignment, CaseSpec, CheckResult, ProgramTests } from '../portability/assignment-file';
+import type { CaseOutcome, CaseRun } from '../worker-api';
+
+/** The program a session's answer is, and where it came from: the panel and the grades say which was tested. */
+export type TestedProgram =
+  | { from: 'file'; file: string; source: string }
+  | { from: 'latest' | 'marked'; seq: number; source: string };
+
+/** Why there is no program to test, in the student's words. */
+export type NoProgram = { from: 'none'; reason: string };
+
+/** The name tracebacks give the program: its file, or the message it is. */
+export function programFilename(program: TestedProgram): string {
+  return program.from === 'file' ? program.file : `<message ${program.seq}>`;
+}
+
+/** How the panel names the program tested. */
+export function describeProgram(program: TestedProgram | NoProgram): string {
+  switch (program.from) {
+    case 'file':
+      return `the file ${program.file}`;
+    case 'latest':
+      return `message ${program.seq} (your latest code)`;
+    case 'marked':
+      return `message ${program.seq} (marked as your answer)`;
+    case 'none':
+      return program.reason;
+  }
+}
+
+/** The Code messages that can be an answer: typed code that ran here (not a question, not a notebook's cell), newest last. */
+export function answerRounds(rounds: Round[]): Round[] {
+  return rounds.filter((r) => r.kind !== 'ask' && !r.importedFrom && splitMessage(r.message).length > 0);
+}
+
+/** A Code message's program: its Python blocks, in order. */
+function roundSource(round: Round): string {
+  return splitMessage(round.message)
+    .map((b) => b.code)
+    .join('\n\n');
+}
+
+/**
+ * The program under test: the file the assignment names, else the message the student
+ * marked (while it is there), else their latest Code message.
+ */
+export function testedProgram(tests: ProgramTests, rounds: Round[], file: (path: string) => string | null, answer?: number): TestedProgram | NoProgram {
+  if (tests.file) {
+    const source = file(tests.file);
+    return source === null ? { from: 'none', reason: `there is no file ${tests.file} in the workspace` } : { from: 'file', file: tests.file, source };
+  }
+  const candidates = answerRounds(rounds);
+  const marked = answer === undefined ? undefined : candidates.find((r) => r.seq === answer);
+  if (marked) return { from: 'marked', seq: marked.seq, source: roundSource(marked) };
+  const latest = candidates.at(-1);
+  return latest ? { from: 'latest', seq: latest.seq, source: roundSource(latest) } : { from: 'none', reason: 'there is no Code message to test yet' };
+}
+
+/** Runs one case somewhere (the student's worker, a hand-in's), within a time limit. */
+export type CaseRunner = (run: CaseRun, timeoutMs: number) => Promise<CaseOutcome>;
+
+/** What a case shows of the program's output, at most. */
+export const CASE_OUTPUT_CHARS = 100_000;
+
+/**
+ * Each case of the assignment on `program`, in order, scored: a case that cannot run (no
+ * program) fails with the reason. `outputChars` cuts what a result keeps of the output.
+ */
+export async function runCases(
+  assignment: Assignment,
+  program: TestedProgram | NoProgram,
+  runner: CaseRunner,
+  keepChars: number,
+  onResult?: (result: CheckResult) => void,
+): Promise<CheckResult[]> {
+  const tests = assignment.program;
+  if (!tests) return [];
+  const results: CheckResult[] = [];
+  for (const spec of tests.cases) {
+    const outcome: CaseOutcome =
+      program.from === 'none'
+        ? { passed: false, message: `not run: ${program.reason}`, error: 'NoProgram', actual: '', stderr: '', line: null }
+        : await runner(
+            {
+              source: program.source,
+              filename: programFilename(program),
+              input: spec.input,
+              expected: spec.expected,
+              rule: tests.rule,
+              tolerance: tests.tolerance ?? 0,
+              checkSource: assignment.checkSource,
+              compareName: tests.compareName ?? '',
+              outputChars: CASE_OUTPUT_CHARS,
+            },
+            caseLimitMs(assignment, spec),
+          );
+    const result = scoredCase(spec, outcome, keepChars);
+    results.push(result);
+    onResult?.(result);
+  }
+  return results;
+}
+
+export function caseLimitMs(assignment: Assignment, spec: CaseSpec): number {
+  return (spec.timeLimitSeconds ?? assignment.timeLimitSeconds) * 1000;
+}
+
+function cut(text: string, chars: number): string {
+  return text.length > chars ? `${text.slice(0, chars)}\n… output cut` : text;
+}
+
+/** A case's outcome as a result row: the checks' shape, with what it fed, expected and got. */
+export function scoredCase(spec: CaseSpec, outcome: CaseOutcome, keepChars: number): CheckResult {
+  const actual = cut(outcome.actual, keepChars);
+  return {
+    name: spec.name,
+    passed: outcome.passed,
+    message: outcome.message,
+    error: outcome.error,
+    output: actual,
+    points: spec.points,
+    earned: outcome.passed ? spec.points : 0,
+    case: { input: spec.input, expected: spec.expected, actual, stderr: cut(outcome.stderr, keepChars), line: outcome.line },
+  };
+}
