@@ -8,6 +8,9 @@ import {
   keptGrades,
   GradingRun,
   handIn,
+  markAnswer,
+  programFilename,
+  programOf,
   saveAsAssignment,
   sessionAssignment,
   type Assignment,
@@ -152,6 +155,37 @@ export class SessionAssignmentView {
     this.current = { role: 'teacher', assignment };
     saveFile(file);
     this.report.inform(`Saved "${assignment.title}" as ${file.name}: give this file (or a link to it through #/open?from=) to your students.`);
+  }
+
+  /** Marks message `seq` as this session's answer, the program its cases test (null: the latest Code message). */
+  async markAnswer(seq: number | null): Promise<void> {
+    const found = this.current;
+    if (!found) return;
+    try {
+      await markAnswer(this.manager, this.owner.id, seq);
+      const { answer: _, ...rest } = found;
+      this.current = seq === null ? rest : { ...rest, answer: seq };
+      this.results = null;
+    } catch (error) {
+      this.report.notify(new Error(`Could not mark the answer of ${this.owner.info.name}: ${message(error)}`));
+    }
+  }
+
+  /**
+   * What this session's program (its latest Code message, or `file`) prints with `input` as
+   * its stdin: the expected output of a case, recorded from the teacher's own solution.
+   */
+  async solutionOutput(input: string, file: string | undefined): Promise<string> {
+    const program = await programOf(this.manager, this.owner.id, { rule: 'exact', cases: [], ...(file ? { file } : {}) }, this.current?.answer);
+    if (program.from === 'none') throw new Error(`Nothing to run: ${program.reason}.`);
+    const filename = programFilename(program);
+    const outcome = await this.manager.runCase(
+      this.owner.id,
+      { source: program.source, filename, input, expected: '', rule: 'exact', tolerance: 0, checkSource: '', compareName: '', outputChars: 100_000 },
+      { timeoutMs: (this.current?.assignment.timeLimitSeconds ?? 30) * 1000 },
+    );
+    if (outcome.error) throw new Error(`Your solution ${outcome.message}${outcome.stderr ? `:\n${outcome.stderr}` : ''}`);
+    return outcome.actual;
   }
 
   /** Check my work: each check against a copy of the variables, shown as it finishes. */

@@ -54,7 +54,7 @@ test('a teacher saves a session as an assignment: starter file, instructions, st
   await dialog.getByRole('textbox', { name: /^Checks/ }).fill(CHECKS);
   await dialog.getByRole('spinbutton', { name: 'Points for check_total' }).fill('2');
   await expect(dialog.getByRole('spinbutton', { name: 'Points for check_rows' })).toHaveValue('1');
-  await dialog.getByRole('spinbutton', { name: 'Time limit per check (seconds)' }).fill('5');
+  await dialog.getByRole('spinbutton', { name: 'Time limit per check and per case (seconds)' }).fill('5');
   const { download, data } = await downloaded(teacher, () => dialog.getByRole('button', { name: 'Save assignment' }).click());
   expect(download.suggestedFilename()).toBe('Column sums.pytabs.zip');
   assignmentFile = data;

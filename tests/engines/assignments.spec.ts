@@ -40,7 +40,7 @@ test('a class round trip: an assignment saved, checked and handed in by a studen
   await teacher.fill({ role: 'textbox', name: 'Starter code', within: dialog }, "rows = read_excel('data.xlsx', 0)\n");
   await teacher.fill({ role: 'textbox', namePrefix: 'Checks', within: dialog }, CHECKS);
   await teacher.fill({ role: 'spinbutton', name: 'Points for check_total', within: dialog }, '2');
-  await teacher.fill({ role: 'spinbutton', name: 'Time limit per check (seconds)', within: dialog }, '5');
+  await teacher.fill({ role: 'spinbutton', name: 'Time limit per check and per case (seconds)', within: dialog }, '5');
   const assignment = await teacher.download(() => teacher.click({ role: 'button', name: 'Save assignment', within: dialog }));
   expect(assignment.name).toBe('Column sums.pytabs.zip');
   expect(json(unzipSync(assignment.data)['assignment.json']).checks).toEqual([

@@ -230,6 +230,8 @@ export class GradingRun {
       if (host) this.release(host);
       host = this.manager.scratchHost();
       this.live.add(host);
+      // Started now, so that "not live" below means ended (a hand-in with no file and no cell to replay starts none).
+      await host.call(async () => undefined);
       await this.replay(host, files, replayed, limitMs, errors);
       return host;
     };

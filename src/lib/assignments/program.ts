@@ -125,3 +125,22 @@ export function scoredCase(spec: CaseSpec, outcome: CaseOutcome, keepChars: numb
     case: { input: spec.input, expected: spec.expected, actual, stderr: cut(outcome.stderr, keepChars), line: outcome.line },
   };
 }
+
+/**
+ * A case recorded from a run of the teacher's own solution: the lines typed in answer to
+ * input() in their latest Code message that ran, and what it printed to stdout, as the
+ * input and the expected output. Null when no Code message ran yet.
+ */
+export function recordedCase(rounds: Round[]): { input: string; expected: string; seq: number } | null {
+  const round = answerRounds(rounds)
+    .filter((r) => r.state !== 'running')
+    .at(-1);
+  if (!round) return null;
+  let input = '';
+  let expected = '';
+  for (const event of round.events) {
+    if (event.type === 'input') input += `${event.text}\n`;
+    else if (event.type === 'stdout') expected += event.text;
+  }
+  return { input, expected, seq: round.seq };
+}
