@@ -17,6 +17,8 @@ import { encodeJson } from '../../src/lib/portability/checks';
 import { markAnswer, saveAsAssignment } from '../../src/lib/assignments/session-assignment';
 import { checkWork, handIn } from '../../src/lib/assignments/student';
 import { gradesTable } from '../../src/lib/assignments/grades-file';
+import { recordedCase } from '../../src/lib/assignments/program';
+import { appendEvent } from '../../src/lib/chat/round';
 import type { GradeRow } from '../../src/lib/assignments/grading';
 import type { AssignmentManager } from '../../src/lib/assignments/manager';
 import type { CaseRun } from '../../src/lib/worker-api';
@@ -205,6 +207,21 @@ describe('program cases in an assignment', () => {
     expect(submission.answer).toBe(1);
     // The hand-in's history keeps both messages, so grading finds the marked one.
     expect(JSON.parse(strFromU8(unzipSync(handed.data)['history.json'])).rounds.map((r: { seq: number }) => r.seq)).toEqual([1, 2]);
+  });
+
+  it("records a case from the teacher's latest Code message that ran: the lines typed, and what it printed", () => {
+    const ran = newRound('t', 1, SUM_OF_N, []);
+    for (const e of [
+      { type: 'input', block: 0, request: 'a', prompt: '', text: '2' },
+      { type: 'input', block: 0, request: 'b', prompt: '', text: '5' },
+      { type: 'input', block: 0, request: 'c', prompt: '', text: '7' },
+      { type: 'stdout', block: 0, text: '12\n' },
+    ] as const)
+      appendEvent(ran, e);
+    ran.state = 'finished';
+    const asked = { ...newRound('t', 2, 'what is n?', []), kind: 'ask' as const, state: 'finished' as const };
+    expect(recordedCase([ran, asked])).toEqual({ input: '2\n5\n7\n', expected: '12\n', seq: 1 });
+    expect(recordedCase([asked])).toBeNull();
   });
 
   it('tests a named file instead, and the grades table has a column per case and the program tested', async () => {
