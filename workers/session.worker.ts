@@ -182,6 +182,8 @@ const api: SessionWorkerApi = {
     current().run(code, events === undefined ? undefined : (event) => self.postMessage({ pytabsRunEvent: { run: events, event } } satisfies RunEventMessage), sessionVars, limits, options),
   runCheck: (source, name, outputChars) => current().runCheck(source, name, outputChars),
   runCase: (run) => current().runCase(run),
+  sealForGrading: async () => current().sealForGrading(),
+  scanCells: async (cells) => current().scanCells(cells),
   writeFile: (path, data) => current().writeFile(path, data),
   deleteFile: (path) => current().deleteFile(path),
   renameFile: (from, to) => current().renameFile(from, to),

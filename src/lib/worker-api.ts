@@ -229,6 +229,14 @@ export interface CaseOutcome {
   line: number | null;
 }
 
+/** What a static look at a hand-in's code found reaching past the student's own values (workers/python/pytabs/guard.py). */
+export interface CodeFlag {
+  /** The cell (from 1, in replay order) and its line (from 1). */
+  cell: number;
+  line: number;
+  why: string;
+}
+
 export interface WorkspaceEntry {
   path: string;
   size: number;
@@ -311,6 +319,13 @@ export interface SessionWorkerApi {
    * case's lines: the session's variables are untouched, and nothing is committed.
    */
   runCase(run: CaseRun): Promise<CaseOutcome>;
+  /**
+   * Seals what checks and cases run on (grading, before a hand-in's first cell): from then on
+   * a check or a case that finds any of it changed fails as `error: 'Tampered'`, naming what changed.
+   */
+  sealForGrading(): Promise<void>;
+  /** What each cell's code reaches past the student's own values (Python's ast); nothing runs. */
+  scanCells(cells: string[]): Promise<CodeFlag[]>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   deleteFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;

@@ -162,16 +162,29 @@ test('the teacher grades the class by its cases: a column per case, the points o
     asStudent(e, 'Lou Loop');
     withCode(e, 'n = int(input())\nwhile n == 0:\n    pass\nprint(sum(int(input()) for _ in range(n)))');
   });
+  // Forgeries: a program that makes every output agree, and one that posts to the page from Python.
+  const forger = variant(annHandIn, (e) => {
+    asStudent(e, 'Fay Forger');
+    withCode(e, "import pytabs.programs\npytabs.programs.first_difference = lambda *a, **k: None\nprint('anything')");
+  });
+  const poster = variant(annHandIn, (e) => {
+    asStudent(e, 'Pat Poster');
+    withCode(e, "import js\njs.postMessage('forged')\nn = int(input())\nprint(sum(int(input()) for _ in range(n)))");
+  });
   await chooseFiles(teacher, 'Grade submissions', [
     { name: 'Sum of N-Ann.pytabs.zip', data: annHandIn },
     { name: 'right.pytabs.zip', data: right },
     { name: 'wrong.pytabs.zip', data: wrong },
     { name: 'endless.pytabs.zip', data: endless },
+    { name: 'forger.pytabs.zip', data: forger },
+    { name: 'poster.pytabs.zip', data: poster },
   ]);
   const grading = region(teacher, 'Grading');
-  await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', '4', { timeout: 240_000 });
+  await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', '6', { timeout: 240_000 });
   const table = grading.getByRole('table', { name: 'Grades' });
-  await expect(table.getByRole('columnheader')).toHaveText(['Student', 'case 1 (1)', 'no numbers (1)', 'case 3 (2)', 'Total (4)', 'Time', 'Status', 'Messages', 'Errors', 'Program tested']);
+  await expect(table.getByRole('columnheader')).toHaveText([
+    'Student', 'case 1 (1)', 'no numbers (1)', 'case 3 (2)', 'Total (4)', 'Time', 'Status', 'Messages', 'Errors', 'Program tested', 'Read this one',
+  ]);
   const row = (name: string) => table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name, exact: true }) });
   const points = async (name: string) => (await row(name).getByRole('cell').allTextContents()).slice(0, 4);
   await expect(row('Ann')).toContainText('graded');
@@ -185,12 +198,21 @@ test('the teacher grades the class by its cases: a column per case, the points o
   await expect(row('Walt Wrong')).toContainText("case 1: line 1: expected '42', got '3'");
   await expect(row('Lou Loop')).toContainText('no numbers did not finish in 5 s');
   expect(await points('Lou Loop')).toEqual(['1', '0', '2', '3']);
+  // The forger gets nothing and is flagged with why; the poster's output is right, and it is flagged to be read.
+  expect(await points('Fay Forger')).toEqual(['0', '0', '0', '0']);
+  const flagOf = (name: string) => row(name).getByRole('cell').last();
+  await expect(flagOf('Fay Forger')).toContainText("Read this one: cell 1, line 1: imports PyTabs' internals (pytabs)");
+  await expect(flagOf('Fay Forger')).toContainText("case 1: the hand-in's code changed what grading runs on (pytabs.programs.first_difference)");
+  expect(await points('Pat Poster')).toEqual(['1', '1', '2', '4']);
+  await expect(flagOf('Pat Poster')).toHaveText("Read this one: cell 1, line 1: imports the browser's JavaScript (js)");
+  for (const clean of ['Ann', 'Rita Right', 'Walt Wrong', 'Lou Loop']) await expect(flagOf(clean)).toHaveText('');
 
   const { data } = await downloaded(teacher, async () => {
     await grading.getByRole('button', { name: 'Download grades' }).click();
     await teacher.getByRole('dialog', { name: 'Download grades' }).getByRole('button', { name: 'CSV (.csv)' }).click();
   });
   const csv = strFromU8(data).split('\n');
-  expect(csv[0]).toBe('Student,File,case 1 (1),no numbers (1),case 3 (2),Total (4),Time (s),Status,Messages,Errors,Program tested');
+  expect(csv[0]).toBe('Student,File,case 1 (1),no numbers (1),case 3 (2),Total (4),Time (s),Status,Messages,Errors,Program tested,Read this one');
+  expect(csv.find((line) => line.startsWith('Pat Poster,'))).toContain("cell 1, line 1: imports the browser's JavaScript (js)");
   expect(csv.find((line) => line.startsWith('Rita Right,'))).toMatch(/^Rita Right,right\.pytabs\.zip,1,1,2,4,/);
 });

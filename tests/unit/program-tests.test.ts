@@ -242,8 +242,8 @@ describe('program cases in an assignment', () => {
       ],
     };
     expect(gradesTable(withFile, [row])).toEqual([
-      ['Student', 'File', 'three numbers (2)', 'none (1)', 'Total (3)', 'Time (s)', 'Status', 'Messages', 'Errors', 'Program tested'],
-      ['Ada', 'a.pytabs.zip', 2, 0, 2, 1.2, 'graded', "none: line 1: expected '0', got ''", '', 'the file main.py'],
+      ['Student', 'File', 'three numbers (2)', 'none (1)', 'Total (3)', 'Time (s)', 'Status', 'Messages', 'Errors', 'Program tested', 'Read this one'],
+      ['Ada', 'a.pytabs.zip', 2, 0, 2, 1.2, 'graded', "none: line 1: expected '0', got ''", '', 'the file main.py', ''],
     ]);
   });
 });

@@ -4,6 +4,7 @@ import type { SessionChange } from '../../src/lib/storage/commit';
 import type { SessionStore, StoredSession } from '../../src/lib/storage/session-store';
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
 import type {
+  CodeFlag,
   CaseOutcome,
   CaseRun,
   CheckOutcome,
@@ -26,6 +27,12 @@ import { quoteName } from '../../src/lib/quote-name';
 
 /** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
+
+/** A check or a case refused because the hand-in's code changed what it runs on. */
+function tamperedText(changed: string[]): string {
+  const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? `, and ${changed.length - 5} more` : '');
+  return `not run: the hand-in's code changed what grading runs on (${shown})`;
+}
 
 /** The session's cwd inside its own worker's file system. */
 export const WORKSPACE = '/home/pyodide/workspace';
@@ -62,6 +69,8 @@ export class WorkerSession {
   private lines: LineSource = () => ({ kind: 'refused', text: NO_CHANNEL });
   /** The current run's options: whether it may ask anyone. */
   private runOptions: RunOptions = {};
+  /** Set by sealForGrading: names what changed of the sealed machinery since then (pytabs.guard). */
+  private sealChanged: PyProxy | null = null;
   /** Workspace files as last committed: path → "size:mtime". */
   private known = new Map<string, string>();
 
@@ -214,14 +223,49 @@ export class WorkerSession {
     return result;
   }
 
+  /** Seals the check machinery before a hand-in's code runs (pytabs.guard.private_seal): its `changed` is held here, out of Python's reach. */
+  sealForGrading(): void {
+    const guard = this.pyodide.pyimport('pytabs.guard');
+    try {
+      const seal = guard.private_seal() as PyProxy;
+      this.sealChanged?.destroy();
+      // A copy: the attribute proxy alone would go with the seal's.
+      this.sealChanged = (seal.changed as PyProxy).copy();
+      seal.destroy();
+    } finally {
+      guard.destroy();
+    }
+  }
+
+  /** The names of the sealed machinery that changed since the seal, [] when none or unsealed. */
+  private tampered(): string[] {
+    if (!this.sealChanged) return [];
+    return toPlain<string[]>((this.sealChanged as unknown as () => PyProxy)());
+  }
+
+  /** What each cell's code reaches past the student's own values (pytabs.guard.scan): nothing runs. */
+  scanCells(cells: string[]): CodeFlag[] {
+    const guard = this.pyodide.pyimport('pytabs.guard');
+    try {
+      return cells.flatMap((code, i) => toPlain<CodeFlag[]>(guard.scan(code, i + 1)));
+    } finally {
+      guard.destroy();
+    }
+  }
+
   /** One check of an assignment on a copy of the variables (pytabs.checks): no output is forwarded, nothing committed. */
   async runCheck(source: string, name: string, outputChars: number): Promise<CheckOutcome> {
     // A check that imports a package needs it loaded, as a cell would.
     const packageError = await this.packages?.loadFor(source, () => undefined);
     if (packageError) return { name, passed: false, message: `raised ${packageError.ename}: ${packageError.evalue}`, error: packageError.ename, output: '' };
+    const changed = this.tampered();
+    if (changed.length) return { name, passed: false, message: tamperedText(changed), error: 'Tampered', output: '' };
     this.runOptions = { noInput: 'input() is not available in a check: nobody answers it.' };
     try {
       const outcome = toPlain<CheckOutcome>(this.runtime.run_check(source, name, outputChars));
+      // The student's functions ran inside the check: what they changed voids it.
+      const after = this.tampered();
+      if (after.length) return { name, passed: false, message: tamperedText(after), error: 'Tampered', output: '' };
       // Python's None arrives as undefined.
       return { ...outcome, error: outcome.error ?? null };
     } catch (error) {
@@ -238,9 +282,14 @@ export class WorkerSession {
   async runCase(run: CaseRun): Promise<CaseOutcome> {
     const packageError = await this.packages?.loadFor(run.source, () => undefined);
     if (packageError) return { passed: false, message: `raised ${packageError.ename}: ${packageError.evalue}`, error: packageError.ename, actual: '', stderr: '', line: null };
+    const changed = this.tampered();
+    if (changed.length) return { passed: false, message: tamperedText(changed), error: 'Tampered', actual: '', stderr: '', line: null };
     const arg = this.pyodide.toPy(run);
     try {
       const outcome = toPlain<CaseOutcome>(this.runtime.run_case(arg));
+      // The program ran inside the case: what it changed voids it.
+      const after = this.tampered();
+      if (after.length) return { passed: false, message: tamperedText(after), error: 'Tampered', actual: '', stderr: '', line: null };
       // Python's None arrives as undefined.
       return { ...outcome, error: outcome.error ?? null, line: outcome.line ?? null };
     } catch (error) {

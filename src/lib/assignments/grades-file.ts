@@ -8,12 +8,12 @@ export function failedMessages(row: GradeRow): string {
   return row.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.message}`).join('; ');
 }
 
-/** The grades as a table: a header, then one row per hand-in (one column per check and per program case, total, time, status, messages, errors, the program tested). */
+/** The grades as a table: a header, then one row per hand-in (one column per check and per program case, total, time, status, messages, errors, the program tested, what to read: grading's flags). */
 export function gradesTable(assignment: Assignment, rows: GradeRow[]): (string | number)[][] {
   const tests = assignmentTests(assignment);
   const max = tests.reduce((sum, c) => sum + c.points, 0);
   const program = assignment.program ? ['Program tested'] : [];
-  const header = ['Student', 'File', ...tests.map((c) => `${c.name} (${c.points})`), `Total (${max})`, 'Time (s)', 'Status', 'Messages', 'Errors', ...program];
+  const header = ['Student', 'File', ...tests.map((c) => `${c.name} (${c.points})`), `Total (${max})`, 'Time (s)', 'Status', 'Messages', 'Errors', ...program, 'Read this one'];
   const body = rows.map((row) => {
     const earned = new Map(row.results.map((r) => [r.name, r.earned]));
     return [
@@ -26,6 +26,7 @@ export function gradesTable(assignment: Assignment, rows: GradeRow[]): (string |
       failedMessages(row),
       [...row.errors, ...(row.note ? [row.note] : [])].join('; '),
       ...(program.length ? [row.program ?? ''] : []),
+      (row.flags ?? []).join('; '),
     ];
   });
   return [header, ...body];

@@ -58,6 +58,11 @@ export interface GradeRow {
   note?: string;
   /** Which program its cases tested, in words ("message 3 (your latest code)"); absent without cases. */
   program?: string;
+  /**
+   * "Read this one": what its code reaches past the student's own values (a static look), and
+   * what it changed of the grading machinery, each with where ("cell 2, line 3: imports js").
+   */
+  flags?: string[];
   work: SubmittedWork | null;
 }
 
@@ -226,12 +231,22 @@ export class GradingRun {
     let host: SessionHost | null = null;
     // Program cases run in a namespace of their own: without checks, no cell need be replayed.
     const replayed = this.assignment.checks.length ? cells : [];
+    const flags = new Set<string>();
+    const tampered = (result: CheckResult) => {
+      if (result.error === 'Tampered') flags.add(`${result.name}: ${result.message.replace(/^not run: /, '')}`);
+    };
+    let scanned = false;
     const fresh = async (): Promise<SessionHost> => {
       if (host) this.release(host);
       host = this.manager.scratchHost();
       this.live.add(host);
-      // Started now, so that "not live" below means ended (a hand-in with no file and no cell to replay starts none).
-      await host.call(async () => undefined);
+      // Started now, so that "not live" below means ended (a hand-in with no file and no cell to replay starts none);
+      // sealed, and its code looked at, before any of it runs.
+      await host.call((api) => api.sealForGrading());
+      if (!scanned) {
+        scanned = true;
+        for (const flag of await this.scan(host, cells, program)) flags.add(flag);
+      }
       await this.replay(host, files, replayed, limitMs, errors);
       return host;
     };
@@ -244,6 +259,7 @@ export class GradingRun {
           ? await current.check(this.assignment.checkSource, spec.name, OUTPUT_CHARS, limitMs)
           : { name: spec.name, passed: false, message: 'not run: the session could not be started again', error: 'NotRun', output: '' };
         const result = scored({ ...outcome, output: outcome.output.slice(0, OUTPUT_CHARS) }, spec);
+        tampered(result);
         row.results.push(result);
         // A failed assert is a grade; anything else the check raised is an error worth a look.
         if (result.error) errors.push(`${spec.name} ${result.message}`);
@@ -257,6 +273,7 @@ export class GradingRun {
           return current.runCase(run, timeoutMs);
         };
         await runCases(this.assignment, program, runner, OUTPUT_CHARS, (result) => {
+          tampered(result);
           row.results.push(result);
           // A wrong output, or a program that raised, is a grade (its message says why); one that did not finish is worth a look.
           if (result.error === 'TimeoutError' || result.error === 'NotRun') errors.push(`${result.name} ${result.message}`);
@@ -270,7 +287,21 @@ export class GradingRun {
       else this.settle(row, 'error', [...errors, error instanceof Ended ? error.message : describeFailure(error)], t0);
     } finally {
       if (host) this.release(host);
+      if (flags.size) {
+        row.flags = [...flags];
+        this.onChange(row);
+      }
     }
+  }
+
+  /** What the hand-in's code (its cells, and the file its cases test) reaches past the student's own values, before any of it runs. */
+  private async scan(host: SessionHost, cells: string[], program: Queued['program']): Promise<string[]> {
+    const found = (await host.call((api) => api.scanCells(cells))).map((f) => `cell ${f.cell}, line ${f.line}: ${f.why}`);
+    if (program?.from === 'file') {
+      const name = program.file;
+      found.push(...(await host.call((api) => api.scanCells([program.source]))).map((f) => `${name}, line ${f.line}: ${f.why}`));
+    }
+    return found;
   }
 
   /** The hand-in's files into the scratch workspace, then its code cells in order, each within the time limit. */
