@@ -195,7 +195,7 @@ export class GradingRun {
         return found ? new TextDecoder().decode(found.data) : null;
       };
       program = testedProgram(tests, archive.rounds, file, submission.answer);
-      row.program = describeProgram(program).replace('your latest', 'the latest').replace('marked as your', 'marked as the');
+      row.program = describeProgram(program, 'the');
     }
     return { row, files: archive.files, cells: rounds.flatMap(({ code }) => code), program };
   }

@@ -16,15 +16,15 @@ export function programFilename(program: TestedProgram): string {
   return program.from === 'file' ? program.file : `<message ${program.seq}>`;
 }
 
-/** How the panel names the program tested. */
-export function describeProgram(program: TestedProgram | NoProgram): string {
+/** How the panel (to the student: 'your') and the grades table ('the') name the program tested. */
+export function describeProgram(program: TestedProgram | NoProgram, whose: 'your' | 'the' = 'your'): string {
   switch (program.from) {
     case 'file':
       return `the file ${program.file}`;
     case 'latest':
-      return `message ${program.seq} (your latest code)`;
+      return `message ${program.seq} (${whose} latest code)`;
     case 'marked':
-      return `message ${program.seq} (marked as your answer)`;
+      return `message ${program.seq} (marked as ${whose} answer)`;
     case 'none':
       return program.reason;
   }
