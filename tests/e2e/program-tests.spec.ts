@@ -1,4 +1,5 @@
 import { test, expect, type Browser, type Download, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { readFileSync } from 'node:fs';
 import { strFromU8, unzipSync } from 'fflate';
 import { FIRST_RUN, openApp, region, reply, send } from './app';
@@ -13,6 +14,12 @@ test.describe.configure({ mode: 'serial' });
 const SOLUTION = 'n = int(input())\ntotal = 0\nfor _ in range(n):\n    total += int(input())\nprint(total)';
 /** Right but when there are no numbers: it says so instead of printing 0. */
 const ANN = "n = int(input())\nprint(sum(int(input()) for _ in range(n)) if n else 'nothing')";
+
+/** Serious or critical accessibility violations on the page as it is. */
+async function axeViolations(page: Page): Promise<string[]> {
+  const axe = await new AxeBuilder({ page }).analyze();
+  return axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
   const event = page.waitForEvent('download');
@@ -74,6 +81,7 @@ test('a teacher makes a console exercise: a case recorded from their run, one fi
   await dialog.getByRole('textbox', { name: 'Expected output of case 3' }).fill('0  \n\n');
   await dialog.getByRole('spinbutton', { name: 'Points for case 3' }).fill('2');
   await dialog.getByRole('spinbutton', { name: 'Time limit per check and per case (seconds)' }).fill('5');
+  expect(await axeViolations(teacher)).toEqual([]);
   const { download, data } = await downloaded(teacher, () => dialog.getByRole('button', { name: 'Save assignment' }).click());
   expect(download.suggestedFilename()).toBe('Sum of N.pytabs.zip');
   assignmentFile = data;
@@ -118,6 +126,7 @@ test('a student passes two cases of three, sees what differs, marks their answer
   await expect(failed).toContainText("Your program's outputnothing");
   await expect(results.getByRole('listitem').nth(1)).toContainText('First line that differs: line 1.');
   await expect(panel.getByRole('status')).toHaveText('3 of 4 points in this browser.');
+  expect(await axeViolations(student)).toEqual([]);
 
   // A later message that only tries something: the student keeps message 1 as their answer.
   await send(student, "print('trying something')");
@@ -206,6 +215,7 @@ test('the teacher grades the class by its cases: a column per case, the points o
   expect(await points('Pat Poster')).toEqual(['1', '1', '2', '4']);
   await expect(flagOf('Pat Poster')).toHaveText("Read this one: cell 1, line 1: imports the browser's JavaScript (js)");
   for (const clean of ['Ann', 'Rita Right', 'Walt Wrong', 'Lou Loop']) await expect(flagOf(clean)).toHaveText('');
+  expect(await axeViolations(teacher)).toEqual([]);
 
   const { data } = await downloaded(teacher, async () => {
     await grading.getByRole('button', { name: 'Download grades' }).click();
