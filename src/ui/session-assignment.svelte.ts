@@ -1,5 +1,6 @@
 import type { SessionManager } from '../lib';
 import {
+  CASE_OUTPUT_CHARS,
   checkStudentName,
   checkWork,
   forgetGrades,
@@ -181,7 +182,7 @@ export class SessionAssignmentView {
     const filename = programFilename(program);
     const outcome = await this.manager.runCase(
       this.owner.id,
-      { source: program.source, filename, input, expected: '', rule: 'exact', tolerance: 0, checkSource: '', compareName: '', outputChars: 100_000 },
+      { source: program.source, filename, input, expected: '', rule: 'exact', tolerance: 0, checkSource: '', compareName: '', outputChars: CASE_OUTPUT_CHARS },
       { timeoutMs: (this.current?.assignment.timeLimitSeconds ?? 30) * 1000 },
     );
     if (outcome.error) throw new Error(`Your solution ${outcome.message}${outcome.stderr ? `:\n${outcome.stderr}` : ''}`);

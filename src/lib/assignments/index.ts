@@ -4,5 +4,5 @@ export { GradingRun, gradingPoolSize, type GradeRow, type RowStatus, type Submit
 export { failedMessages, gradesFiles, gradesTable } from './grades-file';
 export type { AssignmentManager } from './manager';
 export { assignmentTests, checkNames, DEFAULT_TIME_LIMIT_S, type Assignment, type AssignmentDraft, type CaseSpec, type CheckResult, type CheckSpec, type ProgramTests } from '../portability/assignment-file';
-export { answerRounds, describeProgram, programFilename, recordedCase, testedProgram, type NoProgram, type TestedProgram } from './program';
+export { answerRounds, CASE_OUTPUT_CHARS, describeProgram, programFilename, recordedCase, testedProgram, type NoProgram, type TestedProgram } from './program';
 export { programOf } from './student';

@@ -66,7 +66,7 @@ export const CASE_OUTPUT_CHARS = 100_000;
 
 /**
  * Each case of the assignment on `program`, in order, scored: a case that cannot run (no
- * program) fails with the reason. `outputChars` cuts what a result keeps of the output.
+ * program) fails with the reason. `keepChars` cuts what a result keeps of the output.
  */
 export async function runCases(
   assignment: Assignment,
@@ -103,7 +103,7 @@ export async function runCases(
   return results;
 }
 
-export function caseLimitMs(assignment: Assignment, spec: CaseSpec): number {
+function caseLimitMs(assignment: Assignment, spec: CaseSpec): number {
   return (spec.timeLimitSeconds ?? assignment.timeLimitSeconds) * 1000;
 }
 
@@ -112,7 +112,7 @@ function cut(text: string, chars: number): string {
 }
 
 /** A case's outcome as a result row: the checks' shape, with what it fed, expected and got. */
-export function scoredCase(spec: CaseSpec, outcome: CaseOutcome, keepChars: number): CheckResult {
+function scoredCase(spec: CaseSpec, outcome: CaseOutcome, keepChars: number): CheckResult {
   const actual = cut(outcome.actual, keepChars);
   return {
     name: spec.name,
