@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from .turtle_picture import flush_all as flush_turtle_pictures
+
 
 class Answer(Protocol):
     """What the page answered to one request for a line.
@@ -61,6 +63,8 @@ class PersonStdin(io.TextIOBase):
         if size == 0:
             return ''
         if not self._pending:
+            # A turtle drawing so far shows while the program waits (at speed 0 its last changes may still be held).
+            flush_turtle_pictures()
             # Each read past the end asks again, as a terminal does after Ctrl+D.
             line = _line(self._ask(False))
             if line is None:

@@ -1,0 +1,103 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PyodideInterface } from 'pyodide';
+import type { PyProxy } from 'pyodide/ffi';
+import { loadRuntime } from './load-runtime';
+
+// PyTabs' turtle inside a session's Runtime on real Pyodide: what a run sends to the page (live
+// changes, then the picture kept with the reply), across runs, and within its memory bounds.
+// Its geometry against CPython's is tests/unit/turtle-referee.test.ts.
+
+type Bundle = Record<string, string>;
+type Event = { type: 'turtle'; changes: { screen: string; ops: { o: string }[] } } | { type: 'display'; bundle: Bundle };
+
+let pyodide: PyodideInterface;
+let rt: PyProxy & Record<string, (...args: unknown[]) => unknown>;
+let events: Event[] = [];
+
+function plain<T>(proxy: PyProxy): T {
+  try {
+    return (proxy as unknown as { toJs(o: object): T }).toJs({ dict_converter: Object.fromEntries, create_proxies: false });
+  } finally {
+    proxy.destroy();
+  }
+}
+
+async function run(code: string): Promise<{ status: string; error?: { traceback: string } }> {
+  events = [];
+  return plain((await rt.run(code, pyodide.toPy({}))) as PyProxy);
+}
+
+const pictures = () => events.filter((e): e is Extract<Event, { type: 'display' }> => e.type === 'display');
+const changes = () => events.filter((e): e is Extract<Event, { type: 'turtle' }> => e.type === 'turtle');
+
+beforeAll(async () => {
+  pyodide = await loadRuntime();
+  const emit = (kind: string, payload: PyProxy | string) => {
+    if (kind === 'display') events.push({ type: 'display', bundle: plain<Bundle>((payload as PyProxy).copy()) });
+    if (kind === 'turtle') events.push({ type: 'turtle', changes: JSON.parse(payload as string) });
+  };
+  const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...args: unknown[]) => PyProxy;
+  rt = Runtime('turtle', '/home/pyodide/workspace', emit) as typeof rt;
+}, 60_000);
+
+describe('turtle in a session', () => {
+  it('sends its changes as it draws and shows the picture after the run', async () => {
+    const outcome = await run('import turtle\nt = turtle.Turtle()\nt.speed(0)\nfor _ in range(4):\n    t.forward(100)\n    t.left(90)\nt.pos()');
+    expect(outcome.status).toBe('ok');
+    expect(changes().length).toBeGreaterThan(0);
+    expect(changes().flatMap((e) => e.changes.ops.map((op) => op.o))).toContain('pts');
+    const [picture] = pictures();
+    expect(pictures()).toHaveLength(1);
+    expect(picture.bundle['image/svg+xml']).toContain('<polyline points="0,0 100,0 100,-100 0,-100 0,0"');
+    expect(picture.bundle['text/plain']).toMatch(/^<turtle drawing "Python Turtle Graphics"/);
+    expect(JSON.parse(picture.bundle['application/vnd.pytabs.turtle+json']).screen).toBe(changes()[0].changes.screen);
+  });
+
+  it('shows no picture for a run that does not draw, and the whole screen for one that goes on drawing', async () => {
+    await run('x = 1');
+    expect(pictures()).toHaveLength(0);
+    await run('t.pencolor("red")\nt.circle(30)');
+    const svg = pictures()[0].bundle['image/svg+xml'];
+    expect(svg).toContain('0,0 100,0 100,-100');
+    expect(svg).toContain('stroke="#ff0000"');
+  });
+
+  it('starts a fresh screen after done(), as a new window would', async () => {
+    await run('turtle.done()');
+    await run('turtle.forward(10)');
+    const svg = pictures()[0].bundle['image/svg+xml'];
+    expect(svg).not.toContain('100,-100');
+    expect(svg).toContain('0,0 10,0');
+  });
+
+  it('says why a turtle is not kept across a reload', async () => {
+    await run('u = turtle.Turtle()');
+    const changes = plain<{ put: { name: string; persisted: boolean; reason?: string }[] }>(rt.changes(10e6, 100e6) as PyProxy);
+    rt.confirm_changes();
+    const entry = changes.put.find((e) => e.name === 'u');
+    expect(entry?.persisted).toBe(false);
+    expect(entry?.reason).toContain('not kept across a reload');
+  });
+
+  it('keeps a long drawing bounded and says what it left out', async () => {
+    const outcome = await run(
+      'import turtle\nturtle.done()\nturtle.tracer(0)\nfor i in range(150_000):\n    turtle.forward(1)\n    turtle.left(1)\n' +
+        'turtle.update()',
+    );
+    expect(outcome.status).toBe('ok');
+    const bounds = pyodide.runPython('(turtle.getcanvas()._points, turtle.getcanvas().dropped)').toJs() as number[];
+    expect(bounds[0]).toBeLessThanOrEqual(100_000);
+    expect(bounds[1]).toBeGreaterThan(0);
+    expect(pictures().at(-1)?.bundle['text/plain']).toMatch(/the first [\d,]+ items left out/);
+    // tracer(0) held the changes; past the cap the page gets the whole picture once instead.
+    const ops = changes().flatMap((e) => e.changes.ops);
+    expect(ops.length).toBeLessThan(20);
+    expect(ops.map((op) => op.o)).toContain('all');
+  }, 120_000);
+
+  it('lets a turtle.py in the workspace come first, as in CPython', async () => {
+    await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');
+    expect(pyodide.runPython('mine')).toBe(true);
+    await run('import os, sys\nos.remove("turtle.py")\nsys.modules.pop("turtle", None)');
+  });
+});
