@@ -125,7 +125,12 @@ export type RunEvent =
   | { type: 'stdout'; text: string }
   | { type: 'stderr'; text: string }
   | { type: 'display'; bundle: MimeBundle }
-  | { type: 'status'; text: string };
+  | { type: 'status'; text: string }
+  /**
+   * A turtle screen's changes since the last ones, as JSON (src/lib/turtle/changes.ts reads it): the
+   * page draws them live; the picture the reply keeps comes after as a display event.
+   */
+  | { type: 'turtle'; changes: string };
 
 export interface RunError {
   ename: string;

@@ -76,8 +76,13 @@ export class WorkerSession {
     this.stderr = new OutputStream('stderr', () => this.sink);
     pyodide.setStdout({ write: this.stdout.write });
     pyodide.setStderr({ write: this.stderr.write });
-    const emit = (kind: string, payload: PyProxy) => {
-      if (kind !== 'display') return;
+    const emit = (kind: string, payload: PyProxy | string) => {
+      // Python's str arrives as a JS string: a turtle's changes are JSON already.
+      if (kind === 'turtle' && typeof payload === 'string') {
+        this.sink?.({ type: 'turtle', changes: payload });
+        return;
+      }
+      if (kind !== 'display' || typeof payload === 'string') return;
       // display() flushes Python's streams first; forward them before the output so order holds.
       this.stdout.flush();
       this.stderr.flush();

@@ -102,8 +102,13 @@ def _turtle_radius(degrees: float) -> float:
     """A turtle seen from above: an oval shell, its head ahead, four legs and a short tail."""
     a = math.radians(degrees)
     shell = 1 / math.sqrt((math.cos(a) / 9) ** 2 + (math.sin(a) / 7) ** 2)
-    bumps = {0: 7.0, 10: 4.0, 350: 4.0, 50: 4.0, 130: 4.0, 230: 4.0, 310: 4.0, 180: 4.0}
-    return shell + bumps.get(int(degrees) % 360, 0.0)
+    # (direction, length, spread in degrees) of the head, the legs and the tail.
+    parts = ((0, 7.0, 14), (50, 4.0, 9), (-50, 4.0, 9), (130, 4.0, 9), (-130, 4.0, 9), (180, 4.0, 6))
+    bumps = 0.0
+    for direction, length, spread in parts:
+        off = (degrees - direction + 180) % 360 - 180
+        bumps += length * math.exp(-((off / spread) ** 2))
+    return shell + bumps
 
 
 class Shape:
@@ -128,7 +133,7 @@ _BUILTIN_SHAPES: dict[str, tuple[tuple[float, float], ...]] = {
     'triangle': ((10.0, 0.0), (-5.0, 8.66), (-5.0, -8.66)),
     'square': ((10.0, 10.0), (-10.0, 10.0), (-10.0, -10.0), (10.0, -10.0)),
     'circle': _polygon_around(lambda _: 10.0),
-    'turtle': _polygon_around(_turtle_radius),
+    'turtle': _polygon_around(_turtle_radius, step=5),
     'blank': (),
 }
 

@@ -1,0 +1,3 @@
+export { TURTLE_MIME, TurtlePicture, turtleScreenOf, parseTurtleChanges, type TurtleChanges, type TurtleItem, type TurtleSprite } from './picture';
+export { drawPicture } from './draw';
+export { svgToPng } from './export';
