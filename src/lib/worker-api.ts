@@ -71,6 +71,11 @@ export interface InputRequest {
   id: string;
   /** getpass: the field is masked and the answer is not echoed. */
   password: boolean;
+  /**
+   * Not a line: a turtle's event loop waits for a click or key on the run's drawing, answered
+   * as JSON (src/lib/turtle/events.ts), or, after `waitMs` (null: no limit), for `{"kind":"timer"}`.
+   */
+  turtle?: { waitMs: number | null };
 }
 
 /** What a run of the worker reports: its output, and its requests for input (the host answers those). */

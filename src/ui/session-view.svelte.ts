@@ -5,7 +5,7 @@ import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
 import { SessionAssignmentView } from './session-assignment.svelte';
 import type { Reporter } from './reporter';
-import type { TurtlePicture } from '../lib/turtle';
+import { TurtleEvents, type TurtleEvent, type TurtlePicture } from '../lib/turtle';
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 import { quoteName } from '../lib/quote-name';
@@ -78,6 +78,10 @@ export class SessionView {
   livePicture(roundId: string, screen: string): TurtlePicture | undefined {
     return this.turtlePictures.get(`${roundId}/${screen}`);
   }
+
+  /** The round whose turtle reacts to clicks and keys on its drawing (its run's mainloop waits for them). */
+  turtleListening = $state<string | null>(null);
+  private readonly turtleEvents = new TurtleEvents();
 
   /** Tells the person about a failure of an action in the chat (saving a drawing). */
   notify(error: unknown): void {
@@ -264,6 +268,20 @@ export class SessionView {
 
   setInput(request: InputRequest | null): void {
     this.input = request;
+    if (!request?.turtle) {
+      this.turtleEvents.stop();
+      return;
+    }
+    // From the first turtle request the round's drawing takes clicks and keys until the round ends.
+    this.turtleListening = this.inputRound;
+    this.turtleEvents.wait(request, (line) => {
+      if (this.input?.id === request.id) this.answerInput(request.id, line);
+    });
+  }
+
+  /** A click or key on the drawing of the round that listens: the answer to its run's turtle request. */
+  turtleEvent(event: TurtleEvent): void {
+    this.turtleEvents.send(event);
   }
 
   /** Sends the person's line (null: the end of input) to the request it was typed for; false if it could not. */
@@ -344,6 +362,10 @@ export class SessionView {
     let latest: Round | null = null;
     const forgetPictures = (id: string) => {
       for (const key of this.turtlePictures.keys()) if (key.startsWith(`${id}/`)) this.turtlePictures.delete(key);
+      if (this.turtleListening === id) {
+        this.turtleListening = null;
+        this.turtleEvents.reset();
+      }
     };
     const draw = () => {
       frame = 0;

@@ -89,3 +89,57 @@ test('Stop ends an endless drawing; what was drawn stays in the reply and the se
   await send(page, 'print(round(turtle.heading()))');
   await expect(reply(page, 2)).toContainText('Done in', { timeout: 30_000 });
 });
+
+const GAME = [
+  'import turtle',
+  'screen = turtle.Screen()',
+  'player = turtle.Turtle()',
+  "player.shape('turtle')",
+  'player.penup()',
+  'score = 0',
+  'def go_up():',
+  '    player.setheading(90)',
+  '    player.forward(20)',
+  'def caught(x, y):',
+  '    global score',
+  '    score += 1',
+  "    print('caught', score)",
+  '    player.goto(100, 0)',
+  "screen.onkey(go_up, 'Up')",
+  "screen.onkey(lambda: print('at', player.pos()), 'p')",
+  'player.onclick(caught)',
+  'screen.ontimer(lambda: print("timer went off"), 300)',
+  'screen.listen()',
+  'screen.mainloop()',
+].join('\n');
+
+test('a click-and-keys game: the program keeps running, reacts to clicks on the turtle and to keys, until Stop', async ({ page }) => {
+  await openApp(page);
+  await send(page, GAME);
+  const surface = reply(page, 1).getByRole('application', { name: 'Turtle drawing, message 1, being drawn: click it or press keys' });
+  await expect(surface).toBeVisible(FIRST_RUN);
+  await expect(surface).toBeFocused();
+  await expect(reply(page, 1)).toContainText('timer went off');
+  // The turtle stands at (0, 0): the middle of the 640 × 600 window.
+  const canvas = surface.locator('canvas');
+  const box = (await canvas.boundingBox())!;
+  await canvas.click({ position: { x: box.width / 2, y: box.height / 2 } });
+  await expect(reply(page, 1)).toContainText('caught 1');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('p');
+  await expect(reply(page, 1)).toContainText('at (100.00,40.00)');
+  // A click beside the turtle is not a catch.
+  await canvas.click({ position: { x: 10, y: 10 } });
+  await page.keyboard.press('p');
+  await expect(reply(page, 1)).toContainText(/at \(100\.00,40\.00\)\nat \(100\.00,40\.00\)/);
+  await expect(reply(page, 1)).not.toContainText('caught 2');
+  await expect(reply(page, 1)).toContainText('Running');
+
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 1)).toContainText('Stopped after', { timeout: 30_000 });
+  await expect(reply(page, 1).getByRole('figure', { name: 'Turtle drawing' })).toBeVisible();
+  await expect(surface).toHaveCount(0);
+  await send(page, 'print(score)');
+  await expect(reply(page, 2)).toContainText('1');
+});

@@ -47,3 +47,44 @@ test('turtle: a square animates, its picture stays after a reload and saves as P
   await person.send("print('still', 6 * 7)");
   await person.expectText(person.reply(3), 'still 42', FIRST_RUN);
 });
+
+const GAME = [
+  'import turtle',
+  'screen = turtle.Screen()',
+  'player = turtle.Turtle()',
+  "player.shape('turtle')",
+  'player.penup()',
+  'score = 0',
+  'def go_up():',
+  '    player.setheading(90)',
+  '    player.forward(20)',
+  'def caught(x, y):',
+  '    global score',
+  '    score += 1',
+  "    print('caught', score)",
+  '    player.goto(100, 0)',
+  "screen.onkey(go_up, 'Up')",
+  "screen.onkey(lambda: print('at', player.pos()), 'p')",
+  'player.onclick(caught)',
+  'screen.listen()',
+  'screen.mainloop()',
+].join('\n');
+
+test('turtle: a click-and-keys game reacts to a click on the turtle and to keys until Stop', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.send(GAME);
+  const surface = { role: 'application', name: 'Turtle drawing, message 1, being drawn: click it or press keys' };
+  // A click lands in the middle of the drawing, where the turtle stands.
+  const drawing = await person.find(surface, { timeout: FIRST_RUN });
+  await drawing.click();
+  await person.expectText(person.reply(1), 'caught 1');
+  await drawing.press('ArrowUp');
+  await drawing.press('ArrowUp');
+  await drawing.type('p');
+  await person.expectText(person.reply(1), 'at (100.00,40.00)');
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(1), 'Stopped after');
+  await person.find(picture(person, 1));
+  await person.send('print(score)');
+  await person.expectText(person.reply(2), 'Done in', FIRST_RUN);
+});

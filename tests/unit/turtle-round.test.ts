@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { appendEvent, finishRound, newRound, OutputTranscript } from '../../src/lib/chat/round';
 import type { Round, RoundEvent } from '../../src/lib/chat/types';
 import type { RoundHistory } from '../../src/lib/storage/session-store';
-import { TURTLE_MIME } from '../../src/lib/turtle';
+import { TURTLE_MIME, TurtleEvents, tkKeyName } from '../../src/lib/turtle';
 
 // A turtle's place in a reply: its live view while the run draws, then the picture Python
 // shows in that same place; or, when the run's worker was ended, the page's picture so far.
@@ -49,5 +49,28 @@ describe('turtle drawings in a round', () => {
     expect(bundle['image/svg+xml']).toContain('<polyline points="0,0 50,0" fill="none" stroke="#ff0000" stroke-width="2"');
     expect(bundle['image/svg+xml']).toContain('fill="#add8e6"');
     expect(JSON.parse(bundle[TURTLE_MIME]).screen).toBe('screen-1');
+  });
+});
+
+describe('clicks and keys for a turtle event loop', () => {
+  const request = (waitMs: number | null) => ({ id: 'r', password: false, turtle: { waitMs } });
+
+  it('answers a waiting request with the next event, keeps a short queue while the run is busy, and times out', async () => {
+    const events = new TurtleEvents();
+    const answers: string[] = [];
+    events.wait(request(null), (line) => answers.push(line));
+    events.send({ kind: 'key', key: tkKeyName('ArrowUp') });
+    expect(answers).toEqual(['{"kind":"key","key":"Up"}']);
+    for (let i = 0; i < 40; i++) events.send({ kind: 'key', key: tkKeyName(' '), up: true });
+    events.wait(request(null), (line) => answers.push(line));
+    await Promise.resolve();
+    expect(answers[1]).toBe('{"kind":"key","key":"space","up":true}');
+    events.reset();
+    events.wait(request(10), (line) => answers.push(line));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(answers[2]).toBe('{"kind":"timer"}');
+    events.send({ kind: 'click', x: 1, y: 2, button: 1 });
+    // Nobody waits: it is queued, not sent to the request that timed out.
+    expect(answers).toHaveLength(3);
   });
 });

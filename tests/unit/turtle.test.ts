@@ -13,6 +13,9 @@ type Event = { type: 'turtle'; changes: { screen: string; ops: { o: string }[] }
 let pyodide: PyodideInterface;
 let rt: PyProxy & Record<string, (...args: unknown[]) => unknown>;
 let events: Event[] = [];
+/** What the run's event loop is answered, in turn, and how long it said the page may wait each time. */
+let answers: { kind: string; text?: string }[] = [];
+let waits: (number | undefined)[] = [];
 
 function plain<T>(proxy: PyProxy): T {
   try {
@@ -38,7 +41,15 @@ beforeAll(async () => {
   };
   const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...args: unknown[]) => PyProxy;
   rt = Runtime('turtle', '/home/pyodide/workspace', emit) as typeof rt;
+  const stdin = pyodide.pyimport('pytabs.stdin');
+  stdin.install((_password: boolean, waitMs?: number) => {
+    waits.push(waitMs);
+    return answers.shift() ?? { kind: 'eof' };
+  });
+  stdin.destroy();
 }, 60_000);
+
+const event = (value: object) => ({ kind: 'line', text: JSON.stringify(value) });
 
 describe('turtle in a session', () => {
   it('sends its changes as it draws and shows the picture after the run', async () => {
@@ -94,6 +105,65 @@ describe('turtle in a session', () => {
     expect(ops.length).toBeLessThan(20);
     expect(ops.map((op) => op.o)).toContain('all');
   }, 120_000);
+
+  it("mainloop() with handlers runs timers and answers clicks and keys until bye()", async () => {
+    answers = [
+      event({ kind: 'click', x: 30, y: -40, button: 1 }),
+      event({ kind: 'key', key: 'Up' }),
+      event({ kind: 'key', key: 'Up', up: true }),
+      // On the turtle's arrow (its tip at (30, 50), heading up): the turtle's handler runs too.
+      event({ kind: 'click', x: 30, y: -46, button: 1 }),
+      event({ kind: 'key', key: 'q', up: true }),
+    ];
+    waits = [];
+    const outcome = await run(
+      [
+        'import turtle',
+        'turtle.done()',
+        't = turtle.Turtle()',
+        'clicks, ticks, hits = [], [], []',
+        'def clicked(x, y):',
+        '    clicks.append((x, y))',
+        '    t.goto(x, y)',
+        'def up():',
+        '    t.setheading(90)',
+        '    t.forward(10)',
+        'turtle.onscreenclick(clicked)',
+        "turtle.onkey(up, 'Up')",
+        "turtle.onkey(turtle.bye, 'q')",
+        't.onclick(lambda x, y: hits.append((x, y)))',
+        'turtle.ontimer(lambda: ticks.append(1), 0)',
+        "turtle.ontimer(lambda: ticks.append('late'), 60_000)",
+        'turtle.mainloop()',
+      ].join('\n'),
+    );
+    expect(outcome.status).toBe('ok');
+    expect(pyodide.runPython('clicks, tuple(t.pos()), ticks, hits').toJs()).toEqual([
+      [
+        [30, 40],
+        [30, 46],
+      ],
+      [30, 46],
+      [1],
+      [[30, 46]],
+    ]);
+    // The timer due at once ran before the first wait; each wait lasts until the next timer is due.
+    expect(waits).toHaveLength(5);
+    for (const wait of waits) expect(wait).toBeGreaterThan(59_000);
+    for (const wait of waits) expect(wait).toBeLessThanOrEqual(60_000);
+    expect(pictures().at(-1)?.bundle['image/svg+xml']).toContain('30,-40');
+  });
+
+  it('Stop while the event loop waits ends the run with KeyboardInterrupt and keeps the picture', async () => {
+    answers = [event({ kind: 'click', x: 5, y: 5, button: 1 }), { kind: 'cancelled' }];
+    waits = [];
+    const outcome = await run('import turtle\nturtle.onscreenclick(lambda x, y: turtle.goto(x, y))\nturtle.mainloop()');
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.traceback).toContain('KeyboardInterrupt');
+    // No timer: the page may wait for a click as long as it takes.
+    expect(waits).toEqual([-1, -1]);
+    expect(pictures().at(-1)?.bundle['image/svg+xml']).toContain('0,0 5,5');
+  });
 
   it('lets a turtle.py in the workspace come first, as in CPython', async () => {
     await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');

@@ -89,7 +89,7 @@ export class WorkerSession {
       this.sink?.({ type: 'display', bundle: toPlain<Record<string, string>>(payload.copy()) });
     };
     const stdin = pyodide.pyimport('pytabs.stdin');
-    stdin.install((password: boolean) => this.ask(password));
+    stdin.install((password: boolean, turtleWaitMs?: number) => this.ask(password, turtleWaitMs));
     stdin.destroy();
     const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
     this.runtime = Runtime(store?.sessionId ?? 'stateless', WORKSPACE, emit);
@@ -113,14 +113,16 @@ export class WorkerSession {
    * Called by Python's stdin for each line it needs: shows what the run printed so far (the
    * prompt), asks the page, and blocks until the person answers.
    */
-  private ask(password: boolean): WorkerAnswer {
+  private ask(password: boolean, turtleWaitMs?: number): WorkerAnswer {
     if (this.runOptions.noInput) return { kind: 'refused', text: this.runOptions.noInput };
     const sink = this.sink;
     if (!sink) return { kind: 'refused', text: 'input() can only wait for the person while a cell runs.' };
     this.stdout.flush();
     this.stderr.flush();
     const id = requestId();
-    return this.lines(id, () => sink({ type: 'input', request: { id, password } }));
+    // A turtle's event loop asks for its next click or key the same way (-1: no time limit).
+    const turtle = turtleWaitMs === undefined ? {} : { turtle: { waitMs: turtleWaitMs < 0 ? null : turtleWaitMs } };
+    return this.lines(id, () => sink({ type: 'input', request: { id, password, ...turtle } }));
   }
 
   /**

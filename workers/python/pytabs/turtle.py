@@ -5,15 +5,18 @@ has no turtle of its own). Positions, headings, pen states, circles and fills fo
 turtle step for step, so the same program gives the same picture; tests/turtle checks it against
 CPython's own turtle. What differs, because there is no window and no Tk event loop:
 
-- ``done()``, ``mainloop()``, ``exitonclick()`` and ``bye()`` return at once and end the drawing:
-  the next drawing starts on a fresh screen, as a new window would.
+- Without click, key or timer handlers, ``done()``, ``mainloop()``, ``exitonclick()`` and ``bye()``
+  return at once; either way they end the drawing: the next one starts on a fresh screen.
 - ``textinput()`` and ``numinput()`` ask in the reply, as ``input()`` does.
-- Clicks, keys and timers (``onclick``, ``onkey``, ``ontimer``) are accepted but not delivered.
+- ``mainloop()`` with click, key or timer handlers reacts to clicks and keys on the drawing in the
+  reply (through the channel ``input()`` uses) until ``bye()`` or Stop; dragging is not delivered.
 """
 
 from __future__ import annotations
 
 import builtins
+import heapq
+import json
 import math
 import numbers
 import sys
@@ -162,7 +165,12 @@ class TurtleScreen:
         self._canvas_size = (400, 300)
         self._world: tuple[float, float, float, float] | None = None
         self.xscale = self.yscale = 1.0
-        self._told_events = False
+        self._click_handlers: dict[Any, list[Callable[..., Any]]] = {}
+        self._key_press: dict[Any, list[Callable[..., Any]]] = {}
+        self._key_release: dict[Any, list[Callable[..., Any]]] = {}
+        self._timers: list[tuple[float, int, Callable[[], Any]]] = []
+        self._timer_count = 0
+        self._looping = False
 
     # -- colours -----------------------------------------------------------------------------
 
@@ -389,16 +397,29 @@ class TurtleScreen:
     # -- the end of a Tk program -------------------------------------------------------------
 
     def mainloop(self) -> None:
-        """Shows the finished picture; returns at once (there is no window to wait on), and the next drawing starts afresh."""
-        _finish_screen(self)
+        """Shows the picture; with click, key or timer handlers, reacts to them until bye() or Stop.
+
+        Without handlers it returns at once (there is no window to wait on). Either way the next
+        drawing starts on a fresh screen.
+        """
+        try:
+            if self._has_handlers():
+                self._event_loop()
+        finally:
+            _finish_screen(self)
 
     done = mainloop
 
     def exitonclick(self) -> None:
-        """As mainloop(): there is no window to click."""
-        _finish_screen(self)
+        """Waits for a click on the drawing, then ends it (as bye())."""
+        self.onclick(lambda x, y: self.bye())
+        self.mainloop()
 
     def bye(self) -> None:
+        """Ends the event loop, if one runs, and the drawing."""
+        if self._looping:
+            self._looping = False
+            return
         _finish_screen(self)
 
     # -- input -------------------------------------------------------------------------------
@@ -433,18 +454,83 @@ class TurtleScreen:
             else:
                 return value
 
-    # -- events (accepted, not delivered) ----------------------------------------------------
+    # -- events ------------------------------------------------------------------------------
 
-    def _events_unsupported(self, *args: Any, **kwargs: Any) -> None:
-        if not self._told_events:
-            self._told_events = True
-            print('turtle in PyTabs: clicks, keys and timers are not delivered yet; the program goes on without them.',
-                  file=sys.stderr)
+    def onclick(self, fun: Callable[[float, float], Any] | None, btn: int = 1, add: Any = None) -> None:
+        """Calls fun(x, y) for each click (button btn) on the drawing while mainloop() runs; None removes it."""
+        _bind(self._click_handlers, btn, fun, add)
 
-    onclick = onscreenclick = onkey = onkeypress = onkeyrelease = ontimer = _events_unsupported
+    onscreenclick = onclick
+
+    def onkeyrelease(self, fun: Callable[[], Any] | None, key: str) -> None:
+        """Calls fun() when key (a Tk key name: 'Up', 'space', 'a', ...) is released on the drawing."""
+        _bind(self._key_release, key, fun, None)
+
+    onkey = onkeyrelease
+
+    def onkeypress(self, fun: Callable[[], Any] | None, key: str | None = None) -> None:
+        """Calls fun() when key is pressed on the drawing (any key without one)."""
+        _bind(self._key_press, key, fun, None)
+
+    def ontimer(self, fun: Callable[[], Any], t: float = 0) -> None:
+        """Calls fun() once, t milliseconds from now, while mainloop() runs."""
+        self._timer_count += 1
+        heapq.heappush(self._timers, (time.monotonic() + max(0.0, t) / 1000, self._timer_count, fun))
 
     def listen(self, xdummy: Any = None, ydummy: Any = None) -> None:
+        """Keys reach the drawing once it has the keyboard (a click on it gives it)."""
         return None
+
+    def _has_handlers(self) -> bool:
+        turtles = any(t._click_handlers or t._release_handlers for t in self._turtles)
+        return bool(self._click_handlers or self._key_press or self._key_release or self._timers or turtles)
+
+    def _event_loop(self) -> None:
+        """Runs timers when due and handlers for what the page sends, until bye() or Stop."""
+        from pytabs.stdin import wait_for_event
+
+        self._looping = True
+        try:
+            while self._looping:
+                now = time.monotonic()
+                if self._timers and self._timers[0][0] <= now:
+                    _, _, fun = heapq.heappop(self._timers)
+                    fun()
+                    continue
+                if not self._has_handlers():
+                    return
+                self.update()
+                wait = None if not self._timers else (self._timers[0][0] - now) * 1000
+                line = wait_for_event(None if wait is None else math.ceil(wait))
+                if line is None:
+                    print('turtle: clicks and keys cannot reach this run (nobody is at the keyboard here).', file=sys.stderr)
+                    return
+                self._dispatch(line)
+        finally:
+            self._looping = False
+
+    def _dispatch(self, line: str) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        kind = event.get('kind')
+        if kind == 'click':
+            x, y = float(event['x']), float(event['y'])
+            button = int(event.get('button', 1))
+            where = (x / self.xscale, -y / self.yscale)
+            handlers = [t for t in self._turtles if t._shown and t._hit(x, y)]
+            for turtle in handlers:
+                for fun in (turtle._click_handlers if event.get('up') is not True else turtle._release_handlers).get(button, []):
+                    fun(*where)
+            if event.get('up') is not True:
+                for fun in self._click_handlers.get(button, []):
+                    fun(*where)
+        elif kind == 'key':
+            key = str(event.get('key', ''))
+            table = self._key_release if event.get('up') else self._key_press
+            for fun in table.get(key, []) + ([] if event.get('up') else table.get(None, [])):
+                fun()
 
     def _redraw_sprites(self) -> None:
         for turtle in self._turtles:
@@ -483,6 +569,16 @@ def _display(obj: object) -> None:
     display = getattr(builtins, 'display', None)
     if display is not None:
         display(obj)
+
+
+def _bind(table: dict[Any, list[Callable[..., Any]]], key: Any, fun: Callable[..., Any] | None, add: Any) -> None:
+    """CPython's binding rules: fun replaces the handlers (adds to them with add), None removes them."""
+    if fun is None:
+        table.pop(key, None)
+    elif add:
+        table.setdefault(key, []).append(fun)
+    else:
+        table[key] = [fun]
 
 
 def _pause(seconds: float) -> None:
@@ -531,6 +627,8 @@ class RawTurtle:
         self._shape = shape if shape in self.screen._shapes else 'classic'
         self._items: list[int] = []
         self._stamps: list[int] = []
+        self._click_handlers: dict[Any, list[Callable[..., Any]]] = {}
+        self._release_handlers: dict[Any, list[Callable[..., Any]]] = {}
         self._line: int | None = None
         self._line_points = 0
         self._new_line()
@@ -1088,10 +1186,33 @@ class RawTurtle:
         twin.pen(self.pen())
         return twin
 
-    def onclick(self, *args: Any, **kwargs: Any) -> None:
-        self.screen._events_unsupported()
+    def onclick(self, fun: Callable[[float, float], Any] | None, btn: int = 1, add: Any = None) -> None:
+        """Calls fun(x, y) when this turtle is clicked while mainloop() runs; None removes it."""
+        _bind(self._click_handlers, btn, fun, add)
 
-    onrelease = ondrag = onclick
+    def onrelease(self, fun: Callable[[float, float], Any] | None, btn: int = 1, add: Any = None) -> None:
+        """Calls fun(x, y) when a click on this turtle is let go."""
+        _bind(self._release_handlers, btn, fun, add)
+
+    def ondrag(self, fun: Callable[[float, float], Any] | None, btn: int = 1, add: Any = None) -> None:
+        """Accepted; dragging is not delivered in PyTabs (clicks are)."""
+        return None
+
+    def _hit(self, x: float, y: float) -> bool:
+        """Whether the canvas point (x, y) is on the turtle's shape (or within 10 pixels of a shapeless one)."""
+        sprite = self._sprite()
+        if sprite is None or len(sprite['pts']) < 6:
+            tx, ty = self._canvas(self._position)
+            return math.hypot(x - tx, y - ty) <= 10
+        pts = sprite['pts']
+        inside = False
+        j = len(pts) - 2
+        for i in range(0, len(pts), 2):
+            xi, yi, xj, yj = pts[i], pts[i + 1], pts[j], pts[j + 1]
+            if (yi > y) != (yj > y) and x < (xj - xi) * (y - yi) / (yj - yi) + xi:
+                inside = not inside
+            j = i
+        return inside
 
     def undo(self) -> None:
         raise TurtleGraphicsError('undo() is not supported in PyTabs')
