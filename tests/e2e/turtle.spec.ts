@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { strFromU8, unzipSync } from 'fflate';
+import AxeBuilder from '@axe-core/playwright';
+import { deflateSync, strFromU8, unzipSync } from 'fflate';
 import { FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
 
 // turtle as a student meets it, on the built app with real Pyodide: the drawing animates in the
@@ -142,4 +143,18 @@ test('a click-and-keys game: the program keeps running, reacts to clicks on the 
   await expect(surface).toHaveCount(0);
   await send(page, 'print(score)');
   await expect(reply(page, 2)).toContainText('1');
+});
+
+test('a turtle cell in an embed draws live, keeps its picture, and passes axe', async ({ page }) => {
+  const payload = { name: 'Turtle square', cells: [SQUARE], files: [] };
+  const z = Buffer.from(deflateSync(new TextEncoder().encode(JSON.stringify(payload)))).toString('base64url');
+  await page.goto(`/#/embed?id=turtle&v=1&z=${z}`);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  const output = page.getByRole('region', { name: 'Output' });
+  await expect(output.getByRole('img', { name: /^Turtle drawing, message \d+, being drawn$/ })).toBeVisible(FIRST_RUN);
+  await expect(output).toContainText('square done', { timeout: 30_000 });
+  await expect(output.getByRole('figure', { name: 'Turtle drawing' }).locator('svg polyline')).toHaveAttribute('points', '0,0 150,0 150,-150 0,-150 0,0');
+  await expect(output.getByRole('button', { name: 'Save drawing as PNG' })).toBeVisible();
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 });

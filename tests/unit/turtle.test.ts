@@ -165,6 +165,24 @@ describe('turtle in a session', () => {
     expect(pictures().at(-1)?.bundle['image/svg+xml']).toContain('0,0 5,5');
   });
 
+  it("lets an assignment's check read what the turtle drew, also after done()", async () => {
+    const checks = [
+      'def check_square():',
+      '    """You drew a closed square."""',
+      '    import turtle',
+      "    lines = turtle.record()['lines']",
+      "    assert len(lines) == 4, f'Draw 4 sides, not {len(lines)}.'",
+      '    lengths = {round(abs(complex(*b) - complex(*a)), 6) for a, b, _, _ in lines}',
+      "    assert len(lengths) == 1, 'Make all sides the same length.'",
+      "    assert abs(complex(*lines[-1][1]) - complex(*lines[0][0])) < 1e-6, 'End where you started.'",
+    ].join('\n');
+    const check = () => plain<{ passed: boolean; message: string }>(rt.run_check(checks, 'check_square', 10_000) as PyProxy);
+    await run('import turtle\nturtle.done()\nfor _ in range(4):\n    turtle.forward(80)\n    turtle.left(90)\nturtle.done()');
+    expect(check()).toMatchObject({ passed: true, message: 'You drew a closed square.' });
+    await run('for _ in range(3):\n    turtle.forward(80)\n    turtle.left(120)');
+    expect(check()).toMatchObject({ passed: false, message: 'Draw 4 sides, not 3.' });
+  });
+
   it('lets a turtle.py in the workspace come first, as in CPython', async () => {
     await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');
     expect(pyodide.runPython('mine')).toBe(true);

@@ -545,13 +545,15 @@ class _Screen(TurtleScreen):
 
 
 _screen: _Screen | None = None
+# The screen drawn on last, also after done() ended it: what record() reads.
+_last_screen: _Screen | None = None
 
 
 def Screen() -> _Screen:
     """The session's screen (the same one every time until done() ends the drawing)."""
-    global _screen
+    global _screen, _last_screen
     if _screen is None:
-        _screen = _Screen()
+        _screen = _last_screen = _Screen()
     return _screen
 
 
@@ -1306,4 +1308,44 @@ for _name in _SCREEN_FUNCTIONS:
     globals()[_name] = _screen_function(_name)
 done = globals()['mainloop']
 __all__ += _TURTLE_FUNCTIONS + _SCREEN_FUNCTIONS + ['getturtle', 'getpen']
+
+
+def record() -> dict[str, list[Any]]:
+    """What the last turtle screen shows, for an assignment's checks (PyTabs only; not in CPython).
+
+    In turtle coordinates, in drawing order: ``lines`` as ``((x1, y1), (x2, y2), color, width)``
+    segments, ``fills`` as ``(points, color)``, ``dots`` as ``((x, y), size, color)``, ``texts`` as
+    ``((x, y), text, align, font, color)``, and ``turtles``, each one's ``position``, ``heading``,
+    ``pendown``, ``pencolor``, ``fillcolor``, ``pensize`` and ``visible``. Colours are as the program
+    gave them ('red'), or '#rrggbb' for colour tuples. The record stays after done().
+    """
+    screen = _screen or _last_screen
+    out: dict[str, list[Any]] = {'lines': [], 'fills': [], 'dots': [], 'texts': [], 'turtles': []}
+    if screen is None:
+        return out
+
+    def world(x: float, y: float) -> tuple[float, float]:
+        return (x / screen.xscale, -y / screen.yscale)
+
+    for item in screen._picture.items.values():
+        if item.get('stamp'):
+            continue
+        kind = item['kind']
+        pts = item.get('pts', [])
+        points = [world(pts[i], pts[i + 1]) for i in range(0, len(pts) - 1, 2)]
+        if kind == 'line':
+            out['lines'].extend((a, b, item.get('tkcolor', ''), item['width']) for a, b in zip(points, points[1:]))
+        elif kind == 'poly' and len(points) >= 3:
+            out['fills'].append((points, item.get('tkfill', '')))
+        elif kind == 'dot':
+            out['dots'].append((world(item['x'], item['y']), item['size'], item.get('tkcolor', '')))
+        elif kind == 'text':
+            out['texts'].append((world(item['x'] + 1, item['y']), item['text'], item['align'], tuple(item['font']), item.get('tkcolor', '')))
+    for turtle in screen._turtles:
+        out['turtles'].append({
+            'position': turtle.position(), 'heading': turtle.heading(), 'pendown': turtle.isdown(),
+            'pencolor': turtle.pencolor(), 'fillcolor': turtle.fillcolor(), 'pensize': turtle.pensize(),
+            'visible': turtle.isvisible(),
+        })
+    return out
 del _name
