@@ -169,6 +169,9 @@ class TurtleScreen:
         self._key_press: dict[Any, list[Callable[..., Any]]] = {}
         self._key_release: dict[Any, list[Callable[..., Any]]] = {}
         self._timers: list[tuple[float, int, Callable[[], Any]]] = []
+        # Turtles whose shape moved since the page last heard: sent once per batch of changes.
+        self._moved: set[RawTurtle] = set()
+        self._picture.before_flush = self._send_sprites
         self._timer_count = 0
         self._looping = False
 
@@ -536,6 +539,11 @@ class TurtleScreen:
         for turtle in self._turtles:
             turtle._draw_sprite()
 
+    def _send_sprites(self) -> None:
+        moved, self._moved = self._moved, set()
+        for turtle in moved:
+            turtle._send_sprite()
+
     def __reduce_ex__(self, protocol: object) -> Any:
         raise TypeError(_NOT_KEPT)
 
@@ -593,9 +601,15 @@ def _pause(seconds: float) -> None:
         time.sleep(min(left, 0.01))
 
 
+_painted: dict[str, str] = {}
+
+
 def _paint(color: str) -> str:
-    """A canvas colour as the browser draws it (Tk's names are not all CSS's)."""
-    return _resolve_color(color) or 'none' if color else 'none'
+    """A canvas colour as the browser draws it (Tk's names are not all CSS's): '#rrggbb', or 'none'."""
+    painted = _painted.get(color)
+    if painted is None:
+        painted = _painted[color] = (_resolve_color(color) or 'none') if color else 'none'
+    return painted
 
 
 def _scale_item(item: dict[str, Any], fx: float, fy: float) -> None:
@@ -629,6 +643,7 @@ class RawTurtle:
         self._shape = shape if shape in self.screen._shapes else 'classic'
         self._items: list[int] = []
         self._stamps: list[int] = []
+        self._trail_from: Vec2D | None = None
         self._click_handlers: dict[Any, list[Callable[..., Any]]] = {}
         self._release_handlers: dict[Any, list[Callable[..., Any]]] = {}
         self._line: int | None = None
@@ -1153,16 +1168,21 @@ class RawTurtle:
         return {'kind': 'poly', 'pts': pts, 'fill': _paint(self._fillcolor), 'outline': _paint(self._pencolor), 'width': outline}
 
     def _draw_sprite(self, trail_from: Vec2D | None = None) -> None:
-        """Shows the turtle where it is; during an animated step, with the line it is drawing."""
+        """Shows the turtle where it is (worked out when the screen next sends its changes); during
+        an animated step, with the line it is drawing."""
         screen = self.screen
         if screen._tracing == 0:
             return
+        self._trail_from = trail_from
+        screen._moved.add(self)
+
+    def _send_sprite(self) -> None:
         sprite = self._sprite() if self._shown else None
-        if trail_from is not None:
+        if self._trail_from is not None:
             sprite = dict(sprite or {'kind': 'poly', 'pts': []})
-            sprite['trail'] = {'pts': [*self._canvas(trail_from), *self._canvas(self._position)],
+            sprite['trail'] = {'pts': [*self._canvas(self._trail_from), *self._canvas(self._position)],
                                'color': _paint(self._pencolor), 'width': self._pensize}
-        screen._picture.set_sprite(self._id, sprite)
+        self.screen._picture.set_sprite(self._id, sprite)
 
     # -- the rest of the API -----------------------------------------------------------------
 

@@ -58,6 +58,8 @@ class Picture:
         self._last_flush = 0.0
         # Whether anything changed since the picture was last shown in a reply.
         self.dirty = False
+        # Called before changes go out, and before the picture is shown: the screen sets it.
+        self.before_flush: Callable[[], None] = lambda: None
         _pictures[:] = [ref for ref in _pictures if ref() is not None]
         _pictures.append(weakref.ref(self))
 
@@ -145,7 +147,12 @@ class Picture:
         self.dirty = True
         if _sink is None or self._resync:
             return
-        self._pending.append(op)
+        pending = self._pending
+        # A line's points since the last batch go as one change.
+        if op['o'] == 'pts' and pending and pending[-1]['o'] == 'pts' and pending[-1]['id'] == op['id']:
+            pending[-1]['add'].extend(op['add'])
+            return
+        pending.append(op)
         if len(self._pending) > MAX_PENDING:
             self._pending.clear()
             self._resync = True
@@ -154,10 +161,14 @@ class Picture:
 
     def flush(self, at_most_every: float = 0.0) -> None:
         """Sends the changes the page has not seen; with at_most_every, only that many seconds after the last time."""
-        if _sink is None or not (self._pending or self._resync):
+        if _sink is None:
             return
         now = time.monotonic()
         if at_most_every and now - self._last_flush < at_most_every:
+            return
+        # The turtles' shapes are worked out once per batch, not at each step (the screen's hook).
+        self.before_flush()
+        if not (self._pending or self._resync):
             return
         self._last_flush = now
         if self._resync:
@@ -181,6 +192,7 @@ class Picture:
 
     def show(self, display: Callable[[object], None]) -> None:
         """Puts the picture in the reply (the page then retires its live view), if it changed since it last was."""
+        self.before_flush()
         if not self.dirty:
             return
         self.flush()
