@@ -183,6 +183,15 @@ describe('turtle in a session', () => {
     expect(check()).toMatchObject({ passed: false, message: 'Draw 4 sides, not 3.' });
   });
 
+  it('draws a registered polygon as CPython does: its +y along the heading', async () => {
+    await run("import turtle\nturtle.done()\nturtle.register_shape('kite', ((-5, 0), (0, 20), (5, 0)))\nk = turtle.Turtle('kite')\nk.left(90)");
+    // The canvas points CPython's Tk turtle gives this kite heading north, then east.
+    const sprite = () => (pyodide.runPython("turtle.update()\nlist(turtle.getcanvas().sprites[k._id]['pts'])").toJs() as number[]).map((v) => Math.round(v) + 0);
+    expect(sprite()).toEqual([-5, 0, 0, -20, 5, 0]);
+    await run('k.right(90)');
+    expect(sprite()).toEqual([0, -5, 20, 0, 0, 5]);
+  });
+
   it('lets a turtle.py in the workspace come first, as in CPython', async () => {
     await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');
     expect(pyodide.runPython('mine')).toBe(true);

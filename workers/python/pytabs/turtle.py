@@ -359,8 +359,8 @@ class TurtleScreen:
         if shape is None:
             raise TurtleGraphicsError('Images as turtle shapes are not supported in PyTabs')
         if isinstance(shape, tuple):
-            # CPython's polygons point the turtle along -y... of a y-down frame: (x, y) there is (-y, x) here.
-            shape = Shape('polygon', tuple((-y, x) for x, y in shape))
+            # A CPython polygon has the heading along +y and its right along +x: (x, y) is (y, -x) here.
+            shape = Shape('polygon', tuple((y, -x) for x, y in shape))
         self._shapes[name] = shape
 
     addshape = register_shape
