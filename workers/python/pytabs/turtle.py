@@ -674,6 +674,7 @@ class RawTurtle:
         self._fillpath: list[Vec2D] | None = None
         self._fill_item: int | None = None
         self._poly: list[Vec2D] | None = None
+        self._poly_done: tuple[Vec2D, ...] | None = None
         self._draw_sprite()
 
     def reset(self) -> None:
@@ -1034,7 +1035,7 @@ class RawTurtle:
         self._poly = None
 
     def get_poly(self) -> tuple[Vec2D, ...] | None:
-        return getattr(self, '_poly_done', None)
+        return self._poly_done
 
     def dot(self, size: Any = None, *color: Any) -> None:
         """A round dot of diameter size (default: the larger of pensize + 4 and 2 × pensize) in color or the pen colour."""
