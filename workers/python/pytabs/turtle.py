@@ -344,7 +344,7 @@ class TurtleScreen:
             if self._delay_ms:
                 _pause(self._delay_ms / 1000)
             return
-        # Reading the clock costs more than a step in a browser's worker: it is read every 32nd.
+        # The clock is read every 32nd step only, so that a step stays a few list appends.
         self._unclocked_steps += 1
         if self._unclocked_steps >= 32:
             self._unclocked_steps = 0
