@@ -71,6 +71,11 @@ export interface InputRequest {
   id: string;
   /** getpass: the field is masked and the answer is not echoed. */
   password: boolean;
+  /**
+   * Not a line: a turtle's event loop waits for a click or key on the run's drawing, answered
+   * as JSON (src/lib/turtle/events.ts), or, after `waitMs` (null: no limit), for `{"kind":"timer"}`.
+   */
+  turtle?: { waitMs: number | null };
 }
 
 /** What a run of the worker reports: its output, and its requests for input (the host answers those, and keeps them from the run's listener). */
@@ -133,7 +138,12 @@ export type RunEvent =
    */
   | InputEvent
   | { type: 'display'; bundle: MimeBundle }
-  | { type: 'status'; text: string };
+  | { type: 'status'; text: string }
+  /**
+   * A turtle screen's changes since the last ones, as JSON (src/lib/turtle/changes.ts reads it): the
+   * page draws them live; the picture the reply keeps comes after as a display event.
+   */
+  | { type: 'turtle'; changes: string };
 
 export interface InputEvent {
   type: 'input';

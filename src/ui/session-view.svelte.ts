@@ -5,6 +5,7 @@ import { previewFile, type Preview } from '../lib/workspace/preview';
 import { SessionPortability } from './session-portability.svelte';
 import { SessionAssignmentView } from './session-assignment.svelte';
 import type { Reporter } from './reporter';
+import { TurtleEvents, type TurtleEvent, type TurtlePicture } from '../lib/turtle';
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 import { quoteName } from '../lib/quote-name';
@@ -67,6 +68,26 @@ export class SessionView {
   /** The latest step of the session's start in this tab, while it starts. */
   progress = $state.raw<StartProgress | null>(null);
   ownership = $state<ViewOwnership>('unknown');
+  /**
+   * The turtle screens this session's running rounds draw on, by `<round id>/<screen>`: what
+   * their live views draw (a plain Map: each view redraws from it once per frame).
+   */
+  readonly turtlePictures = new Map<string, TurtlePicture>();
+
+  /** The picture a running round draws live on screen, if any. */
+  livePicture(roundId: string, screen: string): TurtlePicture | undefined {
+    return this.turtlePictures.get(`${roundId}/${screen}`);
+  }
+
+  /** The round whose turtle reacts to clicks and keys on its drawing (its run's mainloop waits for them). */
+  turtleListening = $state<string | null>(null);
+  private readonly turtleEvents = new TurtleEvents();
+
+  /** Tells the person about a failure of an action in the chat (saving a drawing). */
+  notify(error: unknown): void {
+    this.report.notify(error);
+  }
+
   /** The line this session's run waits for (input(), getpass), while it waits. */
   input = $state.raw<InputRequest | null>(null);
   preview = $state.raw<ShownPreview | null>(null);
@@ -247,6 +268,20 @@ export class SessionView {
 
   setInput(request: InputRequest | null): void {
     this.input = request;
+    if (!request?.turtle) {
+      this.turtleEvents.stop();
+      return;
+    }
+    // From the first turtle request the round's drawing takes clicks and keys until the round ends.
+    this.turtleListening = this.inputRound;
+    this.turtleEvents.wait(request, (line) => {
+      if (this.input?.id === request.id) this.answerInput(request.id, line);
+    });
+  }
+
+  /** A click or key on the drawing of the round that listens: the answer to its run's turtle request. */
+  turtleEvent(event: TurtleEvent): void {
+    this.turtleEvents.send(event);
   }
 
   /** Sends the person's line (null: the end of input) to the request it was typed for; false if it could not. */
@@ -325,6 +360,13 @@ export class SessionView {
   private async liveRound(run: (onEvent: (event: RoundEvent, round: Round) => void, latest: () => Round | null) => Promise<Round>): Promise<Round | null> {
     let frame = 0;
     let latest: Round | null = null;
+    const forgetPictures = (id: string) => {
+      for (const key of this.turtlePictures.keys()) if (key.startsWith(`${id}/`)) this.turtlePictures.delete(key);
+      if (this.turtleListening === id) {
+        this.turtleListening = null;
+        this.turtleEvents.reset();
+      }
+    };
     const draw = () => {
       frame = 0;
       if (latest) this.setLive({ ...latest, events: latest.events.map((e) => ({ ...e })) }, latest.id);
@@ -332,8 +374,9 @@ export class SessionView {
     try {
       await this.stored$;
       const round = await run(
-        (_event, r) => {
+        (event, r) => {
           latest = r;
+          if (event.type === 'turtle_live' && event.picture) this.turtlePictures.set(`${r.id}/${event.screen}`, event.picture);
           frame ||= requestAnimationFrame(draw);
         },
         () => latest,
@@ -341,10 +384,14 @@ export class SessionView {
       cancelAnimationFrame(frame);
       this.stored = [...this.stored.filter((r) => r.id !== round.id), round];
       this.setLive(null, round.id);
+      forgetPictures(round.id);
       return round;
     } catch (error) {
       cancelAnimationFrame(frame);
-      if (latest) this.setLive(null, (latest as Round).id);
+      if (latest) {
+        this.setLive(null, (latest as Round).id);
+        forgetPictures((latest as Round).id);
+      }
       this.report.notify(error);
       return null;
     }

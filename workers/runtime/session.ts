@@ -87,15 +87,20 @@ export class WorkerSession {
     this.stderr = new OutputStream('stderr', () => this.sink);
     pyodide.setStdout({ write: this.stdout.write });
     pyodide.setStderr({ write: this.stderr.write });
-    const emit = (kind: string, payload: PyProxy) => {
-      if (kind !== 'display') return;
+    const emit = (kind: string, payload: PyProxy | string) => {
+      // Python's str arrives as a JS string: a turtle's changes are JSON already.
+      if (kind === 'turtle' && typeof payload === 'string') {
+        this.sink?.({ type: 'turtle', changes: payload });
+        return;
+      }
+      if (kind !== 'display' || typeof payload === 'string') return;
       // display() flushes Python's streams first; forward them before the output so order holds.
       this.stdout.flush();
       this.stderr.flush();
       this.sink?.({ type: 'display', bundle: toPlain<Record<string, string>>(payload.copy()) });
     };
     const stdin = pyodide.pyimport('pytabs.stdin');
-    stdin.install((password: boolean) => this.ask(password));
+    stdin.install((password: boolean, turtleWaitMs?: number) => this.ask(password, turtleWaitMs));
     stdin.destroy();
     const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
     this.runtime = Runtime(store?.sessionId ?? 'stateless', WORKSPACE, emit);
@@ -119,17 +124,20 @@ export class WorkerSession {
    * Called by Python's stdin for each line it needs: shows what the run printed so far (the
    * prompt), asks the page, and blocks until the person answers.
    */
-  private ask(password: boolean): WorkerAnswer {
+  private ask(password: boolean, turtleWaitMs?: number): WorkerAnswer {
     if (this.runOptions.noInput) return { kind: 'refused', text: this.runOptions.noInput };
     const sink = this.sink;
     if (!sink) return { kind: 'refused', text: 'input() can only wait for the person while a cell runs.' };
     this.stdout.flush();
     this.stderr.flush();
     const id = requestId();
-    const answer = this.lines(id, () => sink({ type: 'input_request', request: { id, password } }));
+    // A turtle's event loop asks for its next click or key the same way (-1: no time limit).
+    const turtle = turtleWaitMs === undefined ? {} : { turtle: { waitMs: turtleWaitMs < 0 ? null : turtleWaitMs } };
+    const answer = this.lines(id, () => sink({ type: 'input_request', request: { id, password, ...turtle } }));
     // The answered line is an event of its own, never stdout: a listener tells what the program
-    // printed from what the person typed (a password's text is never sent).
-    if (answer.kind === 'line') {
+    // printed from what the person typed (a password's text is never sent). A turtle's click or
+    // key is not typed text, and is not one.
+    if (answer.kind === 'line' && turtleWaitMs === undefined) {
       sink({ type: 'input', request: id, prompt: this.stdout.takeLine(), text: password ? '' : answer.text, ...(password ? { password } : {}) });
     }
     return answer;

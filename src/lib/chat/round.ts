@@ -1,6 +1,10 @@
 import type { RoundHistory } from '../storage/session-store';
 import type { MimeBundle } from '../worker-api';
+import { parseTurtleChanges, TurtlePicture, turtleScreenOf } from '../turtle/picture';
 import type { Round, RoundEvent, RoundState } from './types';
+
+/** The turtle screens each running round draws on, by screen id; gone with the round object. */
+const livePictures = new WeakMap<Round, Map<string, TurtlePicture>>();
 
 /**
  * Stdout plus stderr shown per round, in characters, from the start. A page that draws
@@ -64,6 +68,7 @@ function overflow(round: Round, block: number, text: string): OutputNote {
  * so a listener sees exactly what history will hold.
  */
 export function appendEvent(round: Round, event: RoundEvent): RoundEvent | null {
+  if (event.type === 'turtle') return drawTurtle(round, event.block, event.changes);
   if (event.type === 'stdout' || event.type === 'stderr') {
     const room = Math.max(0, OUTPUT_CAP - round.outputChars);
     const text = event.text.length > room ? event.text.slice(0, room) : event.text;
@@ -87,9 +92,53 @@ export function appendEvent(round: Round, event: RoundEvent): RoundEvent | null 
       event = { ...event, bundle: fallback };
     }
     round.richChars += bundleChars(event.bundle);
+    // A turtle's picture takes the place where it was drawn live.
+    const screen = event.type === 'display' ? turtleScreenOf(event.bundle) : null;
+    const at = screen === null ? -1 : round.events.findIndex((e) => e.type === 'turtle_live' && e.screen === screen);
+    if (at >= 0) {
+      round.events[at] = event;
+      livePictures.get(round)?.delete(screen as string);
+      return event;
+    }
   }
   round.events.push(event);
   return event;
+}
+
+/**
+ * Applies a turtle screen's changes to the round's live picture of it; the first changes of a
+ * screen put its place in the reply. Returns the place, with the picture, for listeners to draw.
+ */
+function drawTurtle(round: Round, block: number, json: string): RoundEvent | null {
+  const changes = parseTurtleChanges(json);
+  if (!changes) return null;
+  let pictures = livePictures.get(round);
+  if (!pictures) livePictures.set(round, (pictures = new Map()));
+  let picture = pictures.get(changes.screen);
+  if (!picture) pictures.set(changes.screen, (picture = new TurtlePicture(changes.screen)));
+  picture.apply(changes);
+  if (!round.events.some((e) => e.type === 'turtle_live' && e.screen === changes.screen)) {
+    round.events.push({ type: 'turtle_live', block, screen: changes.screen });
+  }
+  return { type: 'turtle_live', block, screen: changes.screen, picture };
+}
+
+/**
+ * Puts each turtle picture still drawn live (its run ended before Python showed it: a worker
+ * ended by Stop) in the reply as far as it got.
+ */
+function keepLivePictures(round: Round): void {
+  const pictures = livePictures.get(round);
+  round.events = round.events.flatMap((event) => {
+    if (event.type !== 'turtle_live') return [event];
+    const picture = pictures?.get(event.screen);
+    if (!picture) return [];
+    const bundle = picture.bundle();
+    if (round.richChars + bundleChars(bundle) > RICH_CAP) return [];
+    round.richChars += bundleChars(bundle);
+    return [{ type: 'display', block: event.block, bundle }];
+  });
+  livePictures.delete(round);
 }
 
 /**
@@ -129,6 +178,7 @@ export async function finishRound(
   emit: (event: RoundEvent) => void,
   describe: (error: unknown) => string,
 ): Promise<Round> {
+  keepLivePictures(round);
   round.state = state;
   round.durationMs = performance.now() - startedAt;
   if (round.events.some((e) => e.type === 'truncated' && e.what === 'output')) round.fullOutput = transcript.blob();

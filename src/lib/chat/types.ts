@@ -1,5 +1,6 @@
 import type { MimeBundle, RunError } from '../worker-api';
 import type { AssistantEvent } from '../assistant/events';
+import type { TurtlePicture } from '../turtle/picture';
 
 /**
  * What one message produced, in order (TaskWeaver's round/post shape, flattened).
@@ -15,6 +16,13 @@ export type RoundEvent =
   /** Progress from the runtime while a block runs, e.g. a package being loaded. */
   | { type: 'status'; block: number; text: string }
   | { type: 'display'; block: number; bundle: MimeBundle }
+  /** A turtle screen's changes as a run sends them (the worker's RunEvent); never kept in a round. */
+  | { type: 'turtle'; block: number; changes: string }
+  /**
+   * Where a turtle screen is being drawn, while the run goes on: the picture (a display event)
+   * takes its place when it comes. `picture` goes to listeners only, never into storage.
+   */
+  | { type: 'turtle_live'; block: number; screen: string; picture?: TurtlePicture }
   /** The value of the block's last expression. */
   | { type: 'result'; block: number; bundle: MimeBundle }
   | { type: 'exec_error'; block: number; error: RunError }

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import stat
 import sys
@@ -16,6 +19,8 @@ from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
 from .state import RestoreReport, VariableChanges, VariableState
+from .turtle_picture import set_sink as set_turtle_sink
+from .turtle_picture import show_changed as show_turtle_pictures
 
 
 class RunResult(TypedDict):
@@ -53,6 +58,10 @@ class Runtime:
         sys.dont_write_bytecode = True
         self._namespace: dict[str, Any] = sys.modules['__main__'].__dict__
         builtins.display = self.display  # type: ignore[attr-defined]
+        # Last on the path: a student's own turtle.py in the workspace comes first, as in CPython.
+        if not any(isinstance(finder, _TurtleFinder) for finder in sys.meta_path):
+            sys.meta_path.append(_TurtleFinder())
+        set_turtle_sink(lambda changes: emit('turtle', changes))
         builtins.get_session_var = self.get_session_var  # type: ignore[attr-defined]
         self._state = VariableState(
             self._namespace,
@@ -102,6 +111,7 @@ class Runtime:
                 value = await execute(cell, self._namespace)
             finally:
                 show_figures(self.display)
+                show_turtle_pictures(self.display)
             result = None
             if value is not None:
                 self._namespace['_'] = value
@@ -245,3 +255,12 @@ def _module_level_targets(tree: ast.Module) -> set[str]:
             names.add(node.id)
         pending.extend(ast.iter_child_nodes(node))
     return names
+
+
+class _TurtleFinder(importlib.abc.MetaPathFinder):
+    """Makes ``import turtle`` load PyTabs' turtle (Pyodide has no tkinter, so no turtle of its own)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if name != 'turtle':
+            return None
+        return importlib.util.spec_from_file_location('turtle', os.path.join(os.path.dirname(__file__), 'turtle.py'))

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from .turtle_picture import flush_all as flush_turtle_pictures
+
 
 class Answer(Protocol):
     """What the page answered to one request for a line.
@@ -28,7 +30,12 @@ class Answer(Protocol):
     text: str
 
 
-Ask = Callable[[bool], Answer]
+# ask(password, turtle_wait_ms): turtle_wait_ms is None for a line; for a turtle's event loop, how
+# long the page may wait for a click or key before it answers that the time is up (-1: no limit).
+Ask = Callable[[bool, 'int | None'], Answer]
+
+# The installed ask, for a turtle's event loop (turtle.py); None until the worker installs one.
+_installed: Ask | None = None
 
 
 class PersonStdin(io.TextIOBase):
@@ -63,8 +70,10 @@ class PersonStdin(io.TextIOBase):
         if not self._pending:
             # What the program printed reaches the page before the question (input() flushes; a bare readline does not).
             sys.stdout.flush()
+            # A turtle drawing so far shows while the program waits (at speed 0 its last changes may still be held).
+            flush_turtle_pictures()
             # Each read past the end asks again, as a terminal does after Ctrl+D.
-            line = _line(self._ask(False))
+            line = _line(self._ask(False, None))
             if line is None:
                 return ''
             # No echo: the worker reports the line as an input event of its own, so stdout
@@ -109,7 +118,7 @@ def _getpass_with(ask: Ask) -> Callable[..., str]:
         """Asks for a line in a masked field; the answer is never written to the output."""
         sys.stdout.write(prompt)
         sys.stdout.flush()
-        line = _line(ask(True))
+        line = _line(ask(True, None))
         if line is None:
             raise EOFError
         return line[:-1]
@@ -118,6 +127,22 @@ def _getpass_with(ask: Ask) -> Callable[..., str]:
 
 
 def install(ask: Ask) -> None:
-    """Makes ``sys.stdin`` and ``getpass.getpass`` ask the person through ``ask(password)``."""
+    """Makes ``sys.stdin`` and ``getpass.getpass`` ask the person through ``ask(password, None)``."""
+    global _installed
+    _installed = ask
     sys.stdin = PersonStdin(ask)
     getpass.getpass = _getpass_with(ask)
+
+
+def wait_for_event(wait_ms: int | None) -> str | None:
+    """Waits for a click or key on the run's turtle drawing, as JSON, or up to wait_ms for
+    ``{"kind": "timer"}``; None when nobody can answer here (raises KeyboardInterrupt on Stop)."""
+    if _installed is None:
+        return None
+    flush_turtle_pictures()
+    answer = _installed(False, -1 if wait_ms is None else max(0, int(wait_ms)))
+    if answer.kind == 'line':
+        return str(answer.text)
+    if answer.kind == 'cancelled':
+        raise KeyboardInterrupt
+    return None

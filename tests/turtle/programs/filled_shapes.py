@@ -1,0 +1,32 @@
+import turtle
+
+t = turtle.Turtle()
+t.speed(0)
+screen = turtle.Screen()
+screen.bgcolor("lightblue")
+turtle.colormode(255)
+shapes = [(3, (255, 0, 0)), (4, (0, 128, 0)), (5, "#3366cc"), (6, "orange"), (8, (128, 0, 128))]
+for index, (sides, fill) in enumerate(shapes):
+    t.penup()
+    t.goto(-250 + index * 110, 0)
+    t.setheading(0)
+    t.pendown()
+    t.fillcolor(fill)
+    t.begin_fill()
+    for _ in range(sides):
+        t.forward(50)
+        t.left(360 / sides)
+    t.end_fill()
+print(t.fillcolor(), t.pencolor(), screen.bgcolor())
+turtle.colormode(1.0)
+t.penup()
+t.goto(0, -120)
+t.pendown()
+t.color("black", (0.2, 0.8, 0.2))
+t.begin_fill()
+t.circle(60)
+t.end_fill()
+t.begin_fill()
+t.circle(-30, 180)
+t.end_fill()
+turtle.done()

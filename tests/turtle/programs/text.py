@@ -1,0 +1,15 @@
+import turtle
+
+t = turtle.Turtle()
+t.hideturtle()
+t.penup()
+t.goto(0, 100)
+t.write("Hello, turtle!", align="center", font=("Arial", 24, "bold"))
+t.goto(-200, 0)
+t.pencolor("darkgreen")
+t.write("left", font=("Courier", 14, "italic"))
+t.goto(200, 0)
+t.write("right aligned", align="right", font=("Arial", 12, "normal"))
+t.goto(0, -100)
+t.write(42)
+turtle.done()

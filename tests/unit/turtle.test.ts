@@ -1,0 +1,200 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PyodideInterface } from 'pyodide';
+import type { PyProxy } from 'pyodide/ffi';
+import { loadRuntime } from './load-runtime';
+
+// PyTabs' turtle inside a session's Runtime on real Pyodide: what a run sends to the page (live
+// changes, then the picture kept with the reply), across runs, and within its memory bounds.
+// Its geometry against CPython's is tests/unit/turtle-referee.test.ts.
+
+type Bundle = Record<string, string>;
+type Event = { type: 'turtle'; changes: { screen: string; ops: { o: string }[] } } | { type: 'display'; bundle: Bundle };
+
+let pyodide: PyodideInterface;
+let rt: PyProxy & Record<string, (...args: unknown[]) => unknown>;
+let events: Event[] = [];
+/** What the run's event loop is answered, in turn, and how long it said the page may wait each time. */
+let answers: { kind: string; text?: string }[] = [];
+let waits: (number | undefined)[] = [];
+
+function plain<T>(proxy: PyProxy): T {
+  try {
+    return (proxy as unknown as { toJs(o: object): T }).toJs({ dict_converter: Object.fromEntries, create_proxies: false });
+  } finally {
+    proxy.destroy();
+  }
+}
+
+async function run(code: string): Promise<{ status: string; error?: { traceback: string } }> {
+  events = [];
+  return plain((await rt.run(code, pyodide.toPy({}))) as PyProxy);
+}
+
+const pictures = () => events.filter((e): e is Extract<Event, { type: 'display' }> => e.type === 'display');
+const changes = () => events.filter((e): e is Extract<Event, { type: 'turtle' }> => e.type === 'turtle');
+
+beforeAll(async () => {
+  pyodide = await loadRuntime();
+  const emit = (kind: string, payload: PyProxy | string) => {
+    if (kind === 'display') events.push({ type: 'display', bundle: plain<Bundle>((payload as PyProxy).copy()) });
+    if (kind === 'turtle') events.push({ type: 'turtle', changes: JSON.parse(payload as string) });
+  };
+  const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...args: unknown[]) => PyProxy;
+  rt = Runtime('turtle', '/home/pyodide/workspace', emit) as typeof rt;
+  const stdin = pyodide.pyimport('pytabs.stdin');
+  stdin.install((_password: boolean, waitMs?: number) => {
+    waits.push(waitMs);
+    return answers.shift() ?? { kind: 'eof' };
+  });
+  stdin.destroy();
+}, 60_000);
+
+const event = (value: object) => ({ kind: 'line', text: JSON.stringify(value) });
+
+describe('turtle in a session', () => {
+  it('sends its changes as it draws and shows the picture after the run', async () => {
+    const outcome = await run('import turtle\nt = turtle.Turtle()\nt.speed(0)\nfor _ in range(4):\n    t.forward(100)\n    t.left(90)\nt.pos()');
+    expect(outcome.status).toBe('ok');
+    expect(changes().length).toBeGreaterThan(0);
+    expect(changes().flatMap((e) => e.changes.ops.map((op) => op.o))).toContain('pts');
+    const [picture] = pictures();
+    expect(pictures()).toHaveLength(1);
+    expect(picture.bundle['image/svg+xml']).toContain('<polyline points="0,0 100,0 100,-100 0,-100 0,0"');
+    expect(picture.bundle['text/plain']).toMatch(/^<turtle drawing "Python Turtle Graphics"/);
+    expect(JSON.parse(picture.bundle['application/vnd.pytabs.turtle+json']).screen).toBe(changes()[0].changes.screen);
+  });
+
+  it('shows no picture for a run that does not draw, and the whole screen for one that goes on drawing', async () => {
+    await run('x = 1');
+    expect(pictures()).toHaveLength(0);
+    await run('t.pencolor("red")\nt.circle(30)');
+    const svg = pictures()[0].bundle['image/svg+xml'];
+    expect(svg).toContain('0,0 100,0 100,-100');
+    expect(svg).toContain('stroke="#ff0000"');
+  });
+
+  it('starts a fresh screen after done(), as a new window would', async () => {
+    await run('turtle.done()');
+    await run('turtle.forward(10)');
+    const svg = pictures()[0].bundle['image/svg+xml'];
+    expect(svg).not.toContain('100,-100');
+    expect(svg).toContain('0,0 10,0');
+  });
+
+  it('says why a turtle is not kept across a reload', async () => {
+    await run('u = turtle.Turtle()');
+    const changes = plain<{ put: { name: string; persisted: boolean; reason?: string }[] }>(rt.changes(10e6, 100e6) as PyProxy);
+    rt.confirm_changes();
+    const entry = changes.put.find((e) => e.name === 'u');
+    expect(entry?.persisted).toBe(false);
+    expect(entry?.reason).toContain('not kept across a reload');
+  });
+
+  it('keeps a long drawing bounded and says what it left out', async () => {
+    const outcome = await run(
+      'import turtle\nturtle.done()\nturtle.tracer(0)\nfor i in range(150_000):\n    turtle.forward(1)\n    turtle.left(1)\n' +
+        'turtle.update()',
+    );
+    expect(outcome.status).toBe('ok');
+    const bounds = pyodide.runPython('(turtle.getcanvas()._points, turtle.getcanvas().dropped)').toJs() as number[];
+    expect(bounds[0]).toBeLessThanOrEqual(100_000);
+    expect(bounds[1]).toBeGreaterThan(0);
+    expect(pictures().at(-1)?.bundle['text/plain']).toMatch(/the first [\d,]+ items left out/);
+    // tracer(0) held the changes; past the cap the page gets the whole picture once instead.
+    const ops = changes().flatMap((e) => e.changes.ops);
+    expect(ops.length).toBeLessThan(20);
+    expect(ops.map((op) => op.o)).toContain('all');
+  }, 120_000);
+
+  it("mainloop() with handlers runs timers and answers clicks and keys until bye()", async () => {
+    answers = [
+      event({ kind: 'click', x: 30, y: -40, button: 1 }),
+      event({ kind: 'key', key: 'Up' }),
+      event({ kind: 'key', key: 'Up', up: true }),
+      // On the turtle's arrow (its tip at (30, 50), heading up): the turtle's handler runs too.
+      event({ kind: 'click', x: 30, y: -46, button: 1 }),
+      event({ kind: 'key', key: 'q', up: true }),
+    ];
+    waits = [];
+    const outcome = await run(
+      [
+        'import turtle',
+        'turtle.done()',
+        't = turtle.Turtle()',
+        'clicks, ticks, hits = [], [], []',
+        'def clicked(x, y):',
+        '    clicks.append((x, y))',
+        '    t.goto(x, y)',
+        'def up():',
+        '    t.setheading(90)',
+        '    t.forward(10)',
+        'turtle.onscreenclick(clicked)',
+        "turtle.onkey(up, 'Up')",
+        "turtle.onkey(turtle.bye, 'q')",
+        't.onclick(lambda x, y: hits.append((x, y)))',
+        'turtle.ontimer(lambda: ticks.append(1), 0)',
+        "turtle.ontimer(lambda: ticks.append('late'), 60_000)",
+        'turtle.mainloop()',
+      ].join('\n'),
+    );
+    expect(outcome.status).toBe('ok');
+    expect(pyodide.runPython('clicks, tuple(t.pos()), ticks, hits').toJs()).toEqual([
+      [
+        [30, 40],
+        [30, 46],
+      ],
+      [30, 46],
+      [1],
+      [[30, 46]],
+    ]);
+    // The timer due at once ran before the first wait; each wait lasts until the next timer is due.
+    expect(waits).toHaveLength(5);
+    for (const wait of waits) expect(wait).toBeGreaterThan(59_000);
+    for (const wait of waits) expect(wait).toBeLessThanOrEqual(60_000);
+    expect(pictures().at(-1)?.bundle['image/svg+xml']).toContain('30,-40');
+  });
+
+  it('Stop while the event loop waits ends the run with KeyboardInterrupt and keeps the picture', async () => {
+    answers = [event({ kind: 'click', x: 5, y: 5, button: 1 }), { kind: 'cancelled' }];
+    waits = [];
+    const outcome = await run('import turtle\nturtle.onscreenclick(lambda x, y: turtle.goto(x, y))\nturtle.mainloop()');
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.traceback).toContain('KeyboardInterrupt');
+    // No timer: the page may wait for a click as long as it takes.
+    expect(waits).toEqual([-1, -1]);
+    expect(pictures().at(-1)?.bundle['image/svg+xml']).toContain('0,0 5,5');
+  });
+
+  it("lets an assignment's check read what the turtle drew, also after done()", async () => {
+    const checks = [
+      'def check_square():',
+      '    """You drew a closed square."""',
+      '    import turtle',
+      "    lines = turtle.record()['lines']",
+      "    assert len(lines) == 4, f'Draw 4 sides, not {len(lines)}.'",
+      '    lengths = {round(abs(complex(*b) - complex(*a)), 6) for a, b, _, _ in lines}',
+      "    assert len(lengths) == 1, 'Make all sides the same length.'",
+      "    assert abs(complex(*lines[-1][1]) - complex(*lines[0][0])) < 1e-6, 'End where you started.'",
+    ].join('\n');
+    const check = () => plain<{ passed: boolean; message: string }>(rt.run_check(checks, 'check_square', 10_000) as PyProxy);
+    await run('import turtle\nturtle.done()\nfor _ in range(4):\n    turtle.forward(80)\n    turtle.left(90)\nturtle.done()');
+    expect(check()).toMatchObject({ passed: true, message: 'You drew a closed square.' });
+    await run('for _ in range(3):\n    turtle.forward(80)\n    turtle.left(120)');
+    expect(check()).toMatchObject({ passed: false, message: 'Draw 4 sides, not 3.' });
+  });
+
+  it('draws a registered polygon as CPython does: its +y along the heading', async () => {
+    await run("import turtle\nturtle.done()\nturtle.register_shape('kite', ((-5, 0), (0, 20), (5, 0)))\nk = turtle.Turtle('kite')\nk.left(90)");
+    // The canvas points CPython's Tk turtle gives this kite heading north, then east.
+    const sprite = () => (pyodide.runPython("turtle.update()\nlist(turtle.getcanvas().sprites[k._id]['pts'])").toJs() as number[]).map((v) => Math.round(v) + 0);
+    expect(sprite()).toEqual([-5, 0, 0, -20, 5, 0]);
+    await run('k.right(90)');
+    expect(sprite()).toEqual([0, -5, 20, 0, 0, 5]);
+  });
+
+  it('lets a turtle.py in the workspace come first, as in CPython', async () => {
+    await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');
+    expect(pyodide.runPython('mine')).toBe(true);
+    await run('import os, sys\nos.remove("turtle.py")\nsys.modules.pop("turtle", None)');
+  });
+});
