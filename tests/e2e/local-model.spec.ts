@@ -1,0 +1,253 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { ggufBytes } from '../../scripts/gguf.mjs';
+import type { LocalModel, ModelSource } from '../../src/lib/local-model/client';
+import { FIRST_RUN, firstSessionId, openApp } from './app';
+
+declare global {
+  interface Window {
+    /** The model a test loaded, kept between its page.evaluate calls. */
+    testModel?: LocalModel;
+  }
+}
+
+// The local model on real llama.cpp (wllama's wasm) in Chromium, on a tiny qwen2 file of random
+// weights written here (scripts/gguf.mjs): it answers nonsense, so these tests check the
+// mechanics (a worker of its own, streaming, stop, schema, errors, unload), never the words.
+
+const tiny = Buffer.from(ggufBytes({ shape: 'tiny' }));
+const MODEL_URL = 'models/tiny.gguf';
+
+/**
+ * The dedicated workers alive in the browser, by its own list (DevTools' targets): Playwright's
+ * `page.workers()` at times kept a terminated worker listed.
+ */
+async function liveWorkers(page: Page): Promise<string[]> {
+  const cdp = await page.context().browser()!.newBrowserCDPSession();
+  try {
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    return targetInfos.filter((target) => target.type === 'worker').map((target) => target.url);
+  } finally {
+    await cdp.detach();
+  }
+}
+const modelWorkers = async (page: Page) => (await liveWorkers(page)).filter((url) => /\/assets\/model\.worker-[^/]+\.js$/.test(url) || url.startsWith('blob:'));
+
+/** Serves a file beside the app, as a deployer would put one in `dist/models/`. */
+async function serveModel(page: Page, body: Buffer = tiny, path = MODEL_URL): Promise<void> {
+  await page.context().route(`**/${path}`, (route) => route.fulfill({ body, contentType: 'application/octet-stream' }));
+}
+
+/** Loads the tiny model by address (seeded, so answers repeat) and keeps it in `window.testModel`. */
+async function loadTiny(page: Page) {
+  return page.evaluate(async (url) => {
+    const progress: { phase: string; loaded: number; total: number }[] = [];
+    const model = await window.pytabs!.loadLocalModel({ kind: 'url', url }, { seed: 7, onProgress: (p) => progress.push(p) });
+    window.testModel = model;
+    return { info: model.info, progress };
+  }, MODEL_URL);
+}
+
+test('a model beside the app loads in a worker of its own, streams, stops, answers under a schema, and unloads', async ({ page }) => {
+  // A schema's answer can take a few hundred tokens of whitespace and string: a minute on a busy machine.
+  test.setTimeout(240_000);
+  await serveModel(page);
+  await openApp(page);
+  const { info, progress } = await loadTiny(page);
+
+  expect(info).toMatchObject({ architecture: 'qwen2', backend: 'cpu', chatTemplate: true, fileBytes: tiny.byteLength, nLayer: 2, nEmbd: 64 });
+  // The file's 512 tokens and 3 special ones: a file the wasm could not hold would say 0.
+  expect(info.nVocab).toBe(515);
+  // Capped at what the file says it was trained on.
+  expect(info.nCtx).toBe(2048);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  expect(info.threads).toBe(Math.min(cores, 4));
+  expect(info.threadsReason).toContain(`${cores} cores`);
+  expect(progress[0]).toEqual({ phase: 'download', loaded: expect.any(Number), total: tiny.byteLength });
+  expect(progress.at(-1)).toEqual({ phase: 'load', loaded: tiny.byteLength, total: tiny.byteLength });
+  // Our worker, and wllama's (started by ours, from a blob), where the wasm runs.
+  const running = await modelWorkers(page);
+  expect(running.filter((url) => !url.startsWith('blob:'))).toHaveLength(1);
+  expect(running.some((url) => url.startsWith('blob:'))).toBe(true);
+  // The page's bundle does not carry the runtime: the worker's chunk does.
+  const indexScript = readdirSync('dist/assets').find((name) => /^index-.*\.js$/.test(name))!;
+  expect(readFileSync(`dist/assets/${indexScript}`, 'utf8')).not.toMatch(/wllama/i);
+
+  // Streams: pieces arrive one by one before the answer resolves.
+  const streamed = await page.evaluate(async () => {
+    const arrivals: number[] = [];
+    const result = await window.testModel!.chat([{ role: 'user', content: 'Print the first rows of data.xlsx' }], {
+      maxTokens: 120,
+      ignoreEnd: true,
+      onText: () => arrivals.push(performance.now()),
+    });
+    return { result, arrivals, done: performance.now() };
+  });
+  expect(streamed.arrivals.length).toBeGreaterThan(10);
+  expect(streamed.result.pieces).toBe(streamed.arrivals.length);
+  expect(streamed.result.finish).toBe('length');
+  expect(streamed.result.completionTokens).toBe(120);
+  expect(streamed.result.promptTokens).toBeGreaterThan(5);
+  expect(streamed.arrivals[0]).toBeLessThan(streamed.arrivals.at(-1)!);
+  expect(streamed.arrivals.at(-1)!).toBeLessThanOrEqual(streamed.done);
+  console.log(
+    `tiny model: ${tiny.byteLength} bytes, loaded in ${info.loadMs} ms, ${info.threads} threads; ` +
+      `prompt ${streamed.result.promptTokens} tokens in ${Math.round(streamed.result.promptMs)} ms, ` +
+      `${streamed.result.completionTokens} tokens at ${((streamed.result.completionTokens * 1000) / streamed.result.decodeMs).toFixed(1)} tokens/s`,
+  );
+
+  // Stop mid-answer: the answer ends promptly with what it had, and the model answers again after.
+  const stopped = await page.evaluate(async () => {
+    const model = window.testModel!;
+    const stop = new AbortController();
+    let pieces = 0;
+    let stoppedAt = 0;
+    const result = await model.chat([{ role: 'user', content: 'Write a long story' }], {
+      maxTokens: 1500,
+      ignoreEnd: true,
+      onText: () => {
+        if (++pieces === 5) {
+          stoppedAt = performance.now();
+          stop.abort();
+        }
+      },
+      signal: stop.signal,
+    });
+    const endedAfter = performance.now() - stoppedAt;
+    const again = await model.chat([{ role: 'user', content: 'Hello' }], { maxTokens: 8, ignoreEnd: true });
+    return { result, endedAfter, pieces, again };
+  });
+  expect(stopped.result.finish).toBe('stopped');
+  expect(stopped.result.text.length).toBeGreaterThan(0);
+  expect(stopped.pieces).toBeLessThan(40);
+  expect(stopped.endedAfter).toBeLessThan(3000);
+  expect(stopped.again.finish).toBe('length');
+  expect(stopped.again.pieces).toBeGreaterThan(0);
+
+  // A turn constrained to a tool call's schema parses, and matches it.
+  const call = await page.evaluate(async () => {
+    const model = window.testModel!;
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', enum: ['run_python', 'list_variables'] },
+        arguments: { type: 'object', properties: { code: { type: 'string', maxLength: 16 } }, required: ['code'], additionalProperties: false },
+      },
+      required: ['name', 'arguments'],
+      additionalProperties: false,
+    };
+    return model.json([{ role: 'user', content: 'What are the unique tags in data.xlsx?' }], { name: 'tool_call', schema }, { maxTokens: 600 });
+  });
+  const value = call.value as { name: string; arguments: { code: string } };
+  expect(JSON.parse(call.text)).toEqual(value);
+  expect(['run_python', 'list_variables']).toContain(value.name);
+  expect(Object.keys(value).sort()).toEqual(['arguments', 'name']);
+  expect(Object.keys(value.arguments)).toEqual(['code']);
+  expect(typeof value.arguments.code).toBe('string');
+  expect(value.arguments.code.length).toBeLessThanOrEqual(16);
+
+  // Unload ends the worker (and wllama's within it); the model answers no more.
+  const after = await page.evaluate(async () => {
+    const model = window.testModel!;
+    await model.unload();
+    return model.chat([{ role: 'user', content: 'Hello' }]).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+  });
+  expect(after).toContain('unloaded');
+  // wllama's worker and llama.cpp's threads went with it.
+  await expect.poll(() => modelWorkers(page)).toEqual([]);
+});
+
+test("a session's Python keeps running while the model answers", async ({ page }) => {
+  await serveModel(page);
+  await openApp(page);
+  const id = await firstSessionId(page);
+  // Python started first, so the run below measures running, not booting.
+  await expect.poll(() => page.evaluate((id) => window.pytabs!.run(id, '1 + 1').then((r) => r.result?.['text/plain']), id), FIRST_RUN).toBe('2');
+  await loadTiny(page);
+
+  // The page's thread is not the one computing: its busy time (Chromium's own count of the
+  // tasks it ran) grows by far less than llama.cpp's time reading the prompt and decoding.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const pageBusy = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value * 1000;
+  const busyBefore = await pageBusy();
+  const answered = await page.evaluate(() => window.testModel!.chat([{ role: 'user', content: 'Describe data.xlsx' }], { maxTokens: 120, ignoreEnd: true, onText: () => undefined }));
+  const busy = (await pageBusy()) - busyBefore;
+  console.log(`page thread busy ${Math.round(busy)} ms while llama.cpp computed ${Math.round(answered.promptMs + answered.decodeMs)} ms`);
+  expect(answered.completionTokens).toBe(120);
+  expect(busy).toBeLessThan((answered.promptMs + answered.decodeMs) / 2);
+
+  const both = await page.evaluate(async (id) => {
+    const model = window.testModel!;
+    let pieces = 0;
+    let piecesWhenPythonAnswered = -1;
+    const answer = model.chat([{ role: 'user', content: 'Explain the table' }], { maxTokens: 300, ignoreEnd: true, onText: () => pieces++ });
+    // Once the model is streaming, a cell runs in the session.
+    while (pieces < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    const run = await window.pytabs!.run(id, 'sum(range(10**6))');
+    piecesWhenPythonAnswered = pieces;
+    const result = await answer;
+    return { python: run.result?.['text/plain'], piecesWhenPythonAnswered, total: result.pieces, finish: result.finish };
+  }, id);
+  expect(both.python).toBe('499999500000');
+  expect(both.finish).toBe('length');
+  // Python answered while the model was still part-way through its answer.
+  expect(both.piecesWhenPythonAnswered).toBeGreaterThanOrEqual(3);
+  expect(both.piecesWhenPythonAnswered).toBeLessThan(both.total);
+});
+
+test('files that are not a whole GGUF model of a known architecture get plain errors and leave no worker', async ({ page }) => {
+  await serveModel(page, Buffer.from(ggufBytes({ shape: 'tiny', architecture: 'nosuch' })), 'models/nosuch.gguf');
+  await serveModel(page, Buffer.from('<!doctype html><title>Not found</title>'), 'models/page.gguf');
+  await openApp(page);
+  const errors = await page.evaluate(async (bytes: string) => {
+    const file = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0));
+    const load = (source: ModelSource) =>
+      window.pytabs!.loadLocalModel(source).then(
+        async (model) => {
+          await model.unload();
+          return `loaded ${model.info.nVocab}`;
+        },
+        (error: Error) => error.message,
+      );
+    return {
+      notGguf: await load({ kind: 'url', url: 'models/page.gguf' }),
+      missing: await load({ kind: 'url', url: 'models/none.gguf' }),
+      otherSite: await load({ kind: 'url', url: 'https://example.com/model.gguf' }),
+      cut: await load({ kind: 'blob', blob: new Blob([file.subarray(0, file.length - 4096)]) }),
+      cutInHeader: await load({ kind: 'blob', blob: new Blob([file.subarray(0, 3000)]) }),
+      empty: await load({ kind: 'blob', blob: new Blob([]) }),
+      unknownArchitecture: await load({ kind: 'url', url: 'models/nosuch.gguf' }),
+      // A file the person picked, whole: it loads.
+      picked: await load({ kind: 'blob', blob: new File([file], 'tiny.gguf') }),
+    };
+  }, tiny.toString('base64'));
+  expect(errors.notGguf).toBe('This is not a GGUF model file (it does not start with "GGUF").');
+  // vite preview, like many hosts, answers a missing file with the app's page.
+  expect(errors.missing).toBe('The address gave a web page, not a model file: is the file at /models/none.gguf?');
+  expect(errors.otherSite).toContain("on this app's own site");
+  expect(errors.cut).toMatch(/cut short: its tensors need \d+ bytes and it has \d+/);
+  expect(errors.cutInHeader).toContain('cut short');
+  expect(errors.empty).toBe('The model file is empty.');
+  expect(errors.unknownArchitecture).toBe('This model\'s architecture ("nosuch") is not one this version of llama.cpp knows.');
+  expect(errors.picked).toBe('loaded 515');
+  // Every failed load ended its worker.
+  await expect.poll(() => modelWorkers(page)).toEqual([]);
+
+  // One model per page: loading a second unloads the first.
+  const second = await page.evaluate(async (bytes: string) => {
+    const blob = new Blob([Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0))]);
+    const first = await window.pytabs!.loadLocalModel({ kind: 'blob', blob });
+    window.testModel = await window.pytabs!.loadLocalModel({ kind: 'blob', blob });
+    return first.chat([{ role: 'user', content: 'Hello' }]).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+  }, tiny.toString('base64'));
+  expect(second).toBe('The local model was unloaded.');
+  await expect.poll(async () => (await modelWorkers(page)).filter((url) => !url.startsWith('blob:')).length).toBe(1);
+});
