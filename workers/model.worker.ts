@@ -237,6 +237,12 @@ const api: ModelWorkerApi = {
   stop(request) {
     requests.get(request)?.abort();
   },
+  async exit() {
+    for (const controller of requests.values()) controller.abort();
+    const model = wllama;
+    wllama = null;
+    await model?.exit();
+  },
 };
 
 Comlink.expose(api);

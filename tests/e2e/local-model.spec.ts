@@ -19,16 +19,20 @@ const tiny = Buffer.from(ggufBytes({ shape: 'tiny' }));
 const MODEL_URL = 'models/tiny.gguf';
 
 /**
- * The dedicated workers alive in the browser, by its own list (DevTools' targets): Playwright's
- * `page.workers()` at times kept a terminated worker listed.
+ * The dedicated workers alive in this test's browser context, by the browser's own list
+ * (DevTools' targets): Playwright's `page.workers()` at times kept a terminated worker listed,
+ * and the browser's list also holds other contexts' workers (an earlier test's, still closing).
  */
 async function liveWorkers(page: Page): Promise<string[]> {
+  const own = await page.context().newCDPSession(page);
   const cdp = await page.context().browser()!.newBrowserCDPSession();
   try {
+    const { targetInfo } = await own.send('Target.getTargetInfo');
     const { targetInfos } = await cdp.send('Target.getTargets');
-    return targetInfos.filter((target) => target.type === 'worker').map((target) => target.url);
+    return targetInfos.filter((target) => target.type === 'worker' && target.browserContextId === targetInfo.browserContextId).map((target) => target.url);
   } finally {
     await cdp.detach();
+    await own.detach();
   }
 }
 const modelWorkers = async (page: Page) => (await liveWorkers(page)).filter((url) => /\/assets\/model\.worker-[^/]+\.js$/.test(url) || url.startsWith('blob:'));

@@ -89,6 +89,8 @@ export interface ModelWorkerApi {
   chat(request: number, messages: ChatMessage[], options: GenerateOptions, onText?: (text: string) => void): Promise<CompletionResult>;
   /** A chat answer constrained to the schema while sampling: its text parses as JSON of that schema unless cut by the limit. */
   json(request: number, messages: ChatMessage[], format: JsonSchemaFormat, options: GenerateOptions): Promise<CompletionResult>;
+  /** Frees the model and ends wllama's worker and llama.cpp's threads (the page then ends this worker). */
+  exit(): Promise<void>;
   /** Ends a request early; its promise resolves with `finish: 'stopped'` and the text so far. */
   stop(request: number): void;
 }
