@@ -22,6 +22,12 @@ export interface GgufOptions {
   architecture?: string;
   /** Picks the random weights (1 when left out). */
   seed?: number;
+  /**
+   * Tokens the model then prefers over all others, the first most (f32 files): a model of random
+   * weights whose choices a test can know, e.g. ['"', 'r'] closes every JSON string it may and
+   * picks a name starting with r.
+   */
+  prefer?: string[];
   /** `general.name`. */
   name?: string;
 }

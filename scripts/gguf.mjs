@@ -236,6 +236,25 @@ function tensorData(type, count, random, fill) {
   return bytes;
 }
 
+/**
+ * Makes a model of random weights predictable: every token's embedding gets a first component of
+ * 1, and the preferred tokens a larger one (3, 2.5, 2, ... in the order given). The random layers
+ * barely move the residual stream, so after the final norm that component dominates, and through
+ * the output projection (tied to the embeddings) each preferred token outscores every other one
+ * by a wide margin, wherever the sampler (or a grammar) allows it.
+ */
+function preferTokens(data, type, hidden, tokens, prefer) {
+  if (type !== 'f32') throw new Error('prefer needs f32 embeddings');
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  for (let id = 0; id < tokens.length; id++) view.setFloat32(id * hidden * 4, 1, true);
+  prefer.forEach((text, rank) => {
+    const spelled = [...new TextEncoder().encode(text)].map((byte) => byteChars()[byte]).join('');
+    const id = tokens.indexOf(spelled);
+    if (id < 0) throw new Error(`no token ${JSON.stringify(text)} in the vocabulary`);
+    view.setFloat32(id * hidden * 4, 3 - rank * 0.5, true);
+  });
+}
+
 /** The tensors of a qwen2 or llama model: name, dims (innermost first, as ggml has them), type. */
 function tensorList(shape) {
   const { hidden, blocks, heads, kvHeads, ffn, type } = shape;
@@ -333,6 +352,7 @@ export function* ggufChunks(options = {}) {
   const random = prng(options.seed ?? 1);
   for (const tensor of tensors) {
     const data = tensorData(tensor.type, tensor.dims.reduce((a, b) => a * b, 1), random, tensor.fill);
+    if (tensor.name === 'token_embd.weight' && options.prefer?.length) preferTokens(data, tensor.type, shape.hidden, vocabulary.tokens, options.prefer);
     yield data;
     if (align(data.byteLength) > data.byteLength) yield new Uint8Array(align(data.byteLength) - data.byteLength);
   }

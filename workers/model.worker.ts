@@ -3,6 +3,7 @@ import { Wllama, type ChatCompletionChunk, type ChatCompletionParams, type Wllam
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
+import { PromptTooLong } from '../src/lib/local-model/worker-api';
 import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
 
 // The local model's worker: llama.cpp (wllama) is driven from here, never from the page, and
@@ -17,10 +18,26 @@ const DEFAULT_CONTEXT = 4096;
 /** llama.cpp's own log lines, the last few: its reasons for refusing a file are only there. */
 const nativeLog: string[] = [];
 const remember = (...args: unknown[]) => {
-  nativeLog.push(args.map(String).join(' '));
+  nativeLog.push(args.map((arg) => (typeof arg === 'object' && arg ? JSON.stringify(arg) : String(arg))).join(' '));
   if (nativeLog.length > 200) nativeLog.shift();
 };
-const logger: WllamaLogger = { debug: () => undefined, log: remember, warn: remember, error: remember };
+/** The last error llama.cpp answered a request with, as it sent it (wllama keeps only its message). */
+interface LlamaError {
+  type?: string;
+  n_prompt_tokens?: number;
+  n_ctx?: number;
+}
+let lastError: LlamaError | null = null;
+const logger: WllamaLogger = {
+  debug: () => undefined,
+  log: remember,
+  warn: remember,
+  error: (...args: unknown[]) => {
+    const detail = args.find((arg) => typeof arg === 'object' && arg !== null);
+    if (detail) lastError = detail as LlamaError;
+    remember(...args);
+  },
+};
 
 let wllama: Wllama | null = null;
 const requests = new Map<number, AbortController>();
@@ -173,6 +190,7 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
 async function complete(request: number, params: ChatCompletionParams, onText?: (text: string) => void): Promise<CompletionResult> {
   if (!wllama) throw new Error('No model is loaded.');
   nativeLog.length = 0;
+  lastError = null;
   const controller = new AbortController();
   requests.set(request, controller);
   const started = performance.now();
@@ -197,6 +215,11 @@ async function complete(request: number, params: ChatCompletionParams, onText?: 
       if (choice?.finish_reason === 'length') finish = 'length';
     }
   } catch (error) {
+    // Set by the logger while the request ran (TypeScript cannot see that).
+    const refused = lastError as LlamaError | null;
+    if (refused?.type === 'exceed_context_size_error' && refused.n_prompt_tokens && refused.n_ctx) {
+      throw new PromptTooLong(refused.n_prompt_tokens, refused.n_ctx);
+    }
     if (!controller.signal.aborted) throw new Error(`The model failed while answering: ${answerFailure() || (error as Error).message}`);
   } finally {
     requests.delete(request);
@@ -221,19 +244,25 @@ async function complete(request: number, params: ChatCompletionParams, onText?: 
 const sampling = (options: GenerateOptions) => ({
   max_tokens: options.maxTokens ?? 256,
   temperature: options.temperature ?? 0.7,
+  // The state of the prompt's start is kept between requests: a turn reads only what is new.
+  cache_prompt: true,
   ...(options.ignoreEnd ? { ignore_eos: true } : {}),
 });
 
 const api: ModelWorkerApi = {
   load,
   chat: (request, messages, options, onText) => complete(request, { messages, ...sampling(options) }, onText),
-  json: (request, messages, format, options) =>
-    complete(request, {
+  json: (request, messages, format, options, onText) =>
+    complete(
+      request,
+      {
       messages,
       ...sampling(options),
       // Enforced while sampling (llama.cpp turns the schema into a grammar): the text can only be JSON of the schema.
-      response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: true } },
-    }),
+        response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: true } },
+      },
+      onText,
+    ),
   stop(request) {
     requests.get(request)?.abort();
   },

@@ -24,8 +24,10 @@ export interface LocalModel {
   readonly info: ModelInfo;
   /** Streams a chat answer (the file's chat template renders the messages) to `onText`. */
   chat(messages: ChatMessage[], options?: RequestOptions & { onText?: (text: string) => void }): Promise<CompletionResult>;
-  /** An answer sampled under the schema, parsed; throws when it was stopped or cut before its JSON ended. */
-  json(messages: ChatMessage[], format: JsonSchemaFormat, options?: RequestOptions): Promise<CompletionResult & { value: unknown }>;
+  /** An answer sampled under the schema, parsed (`value` undefined when it was stopped or cut before its JSON ended). */
+  json(messages: ChatMessage[], format: JsonSchemaFormat, options?: RequestOptions & { onText?: (text: string) => void }): Promise<CompletionResult & { value: unknown }>;
+  /** A request is under way. */
+  readonly busy: boolean;
   /** Ends the worker, and with it llama.cpp and its threads: their memory goes back to the browser. */
   unload(): Promise<void>;
 }
@@ -77,6 +79,11 @@ class ModelWorker {
 
 class WorkerModel implements LocalModel {
   private requests = 0;
+  private inFlight = 0;
+
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
 
   constructor(
     private readonly link: ModelWorker,
@@ -88,12 +95,11 @@ class WorkerModel implements LocalModel {
     return this.run(options, (request) => this.link.api.chat(request, messages, generation(options), onText));
   }
 
-  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: RequestOptions = {}): Promise<CompletionResult & { value: unknown }> {
-    const result = await this.run(options, (request) => this.link.api.json(request, messages, format, generation(options)));
-    if (result.finish !== 'stop') {
-      throw new Error(result.finish === 'stopped' ? 'The answer was stopped before its JSON ended.' : 'The answer reached its token limit before its JSON ended.');
-    }
-    return { ...result, value: JSON.parse(result.text) as unknown };
+  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult & { value: unknown }> {
+    const onText = options.onText ? Comlink.proxy(options.onText) : undefined;
+    const result = await this.run(options, (request) => this.link.api.json(request, messages, format, generation(options), onText));
+    // Sampled under the schema: when it ended by itself, it parses.
+    return { ...result, value: result.finish === 'stop' ? (JSON.parse(result.text) as unknown) : undefined };
   }
 
   async unload(): Promise<void> {
@@ -107,9 +113,11 @@ class WorkerModel implements LocalModel {
     const stop = () => void this.link.api.stop(request).catch(() => undefined);
     if (options.signal?.aborted) stop();
     options.signal?.addEventListener('abort', stop, { once: true });
+    this.inFlight++;
     try {
       return await this.link.call(start(request));
     } finally {
+      this.inFlight--;
       options.signal?.removeEventListener('abort', stop);
     }
   }

@@ -88,9 +88,31 @@ export interface ModelWorkerApi {
   /** Streams a chat answer, rendered with the file's chat template, to `onText`; `request` names it for `stop`. */
   chat(request: number, messages: ChatMessage[], options: GenerateOptions, onText?: (text: string) => void): Promise<CompletionResult>;
   /** A chat answer constrained to the schema while sampling: its text parses as JSON of that schema unless cut by the limit. */
-  json(request: number, messages: ChatMessage[], format: JsonSchemaFormat, options: GenerateOptions): Promise<CompletionResult>;
+  json(request: number, messages: ChatMessage[], format: JsonSchemaFormat, options: GenerateOptions, onText?: (text: string) => void): Promise<CompletionResult>;
   /** Frees the model and ends wllama's worker and llama.cpp's threads (the page then ends this worker). */
   exit(): Promise<void>;
   /** Ends a request early; its promise resolves with `finish: 'stopped'` and the text so far. */
   stop(request: number): void;
+}
+
+/**
+ * A request whose prompt does not fit the model's context: llama.cpp counted its tokens, so the
+ * caller can cut it to fit. Crosses the worker's boundary as an Error (Comlink keeps name and
+ * message), so the figures are in the message and read back by `promptTooLong`.
+ */
+export class PromptTooLong extends Error {
+  constructor(
+    readonly promptTokens: number,
+    readonly contextTokens: number,
+  ) {
+    super(`The prompt is ${promptTokens} tokens, and the model's context holds ${contextTokens}.`);
+    this.name = 'PromptTooLong';
+  }
+}
+
+/** The figures of a PromptTooLong error, after it crossed from the worker (or null for any other error). */
+export function promptTooLong(error: unknown): PromptTooLong | null {
+  if (!(error instanceof Error) || error.name !== 'PromptTooLong') return null;
+  const figures = /^The prompt is (\d+) tokens, and the model's context holds (\d+)\.$/.exec(error.message);
+  return figures ? new PromptTooLong(Number(figures[1]), Number(figures[2])) : null;
 }
