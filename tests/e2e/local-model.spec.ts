@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import type { LocalModel, ModelSource } from '../../src/lib/local-model/client';
-import { FIRST_RUN, firstSessionId, openApp } from './app';
+import { FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
 
 declare global {
   interface Window {
@@ -254,4 +254,84 @@ test('files that are not a whole GGUF model of a known architecture get plain er
   }, tiny.toString('base64'));
   expect(second).toBe('The local model was unloaded.');
   await expect.poll(async () => (await modelWorkers(page)).filter((url) => !url.startsWith('blob:')).length).toBe(1);
+});
+
+/**
+ * A tiny model that prefers '"' and then 'r' over every other token (scripts/gguf.mjs `prefer`):
+ * under the turn's schema it calls run_python (the only name starting with r) with the code "r"
+ * (a string must not be empty, and then it closes): what random weights do becomes known, so the
+ * round's mechanics can be checked end to end. It says nothing sensible, and need not.
+ */
+const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
+
+test('Ask with the model in this browser: added in Settings, its turn runs code in the session and hears the output; kept after a reload, offline, and removed', async ({ page, context }) => {
+  test.setTimeout(300_000);
+  await openApp(page);
+  const id = await firstSessionId(page);
+
+  // Settings → Assistant → A model in this browser → Add a model file.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('radio', { name: 'A model in this browser' }).check();
+  await expect(dialog.getByText('None yet: add a GGUF file')).toBeVisible();
+  const chooser = page.waitForEvent('filechooser');
+  await dialog.getByRole('button', { name: 'Add a model file' }).click();
+  await (await chooser).setFiles({ name: 'prefers-r.gguf', mimeType: 'application/octet-stream', buffer: prefersR });
+  await expect(dialog.getByRole('radio', { name: /^Prefers r \(431 KB\)/ })).toBeChecked();
+  // A file that is not a model is refused, and the kept one stays.
+  const bad = page.waitForEvent('filechooser');
+  await dialog.getByRole('button', { name: 'Add a model file' }).click();
+  await (await bad).setFiles({ name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model at all, just words') });
+  await expect(dialog.getByRole('alert')).toContainText('notes.gguf');
+  await expect(dialog.getByRole('radio', { name: /^Prefers r/ })).toBeChecked();
+  await dialog.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText('Settings saved.')).toBeVisible();
+
+  // The session holds r = 42; then a question in Ask mode.
+  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r = 42');
+  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  await mode.getByRole('radio', { name: 'Ask' }).check();
+  await send(page, 'What is r?');
+  const answer = reply(page, 2);
+  await expect(answer).toContainText('Loading Prefers r');
+  // The model's constrained turn called run_python with "r"; it ran in this session and gave 42.
+  const card = answer.getByRole('group', { name: 'Code 1' });
+  await expect(card).toContainText('42', { timeout: 120_000 });
+  // It asks again with the output in its prompt, and again, until the runs' limit ends the round.
+  await expect(answer).toContainText('a question runs at most 8 times', { timeout: 180_000 });
+  await expect(answer.getByRole('group', { name: 'Code 2' })).toContainText('42');
+
+  const usage = await page.evaluate(async (id) => {
+    const rounds = await window.pytabs!.history(id).list<import('../../src/lib/chat/types').Round>();
+    const round = rounds.find((r) => r.kind === 'ask')!;
+    return round.events.flatMap((e) => (e.type === 'usage' ? [{ step: e.step, prompt: e.promptTokens }] : []));
+  }, id);
+  // Each turn's prompt holds the last: its call and the output ("Output of run_python: ... 42") came on top.
+  expect(usage.length).toBeGreaterThanOrEqual(2);
+  expect(usage[1].prompt).toBeGreaterThan(usage[0].prompt + 10);
+
+  // Kept: after a reload, and with the network cut, the kept model answers again.
+  await page.reload();
+  await openApp(page);
+  await expect.poll(() => page.evaluate(() => window.pytabsOffline?.status.offline), { timeout: 60_000 }).toBe('ready');
+  await context.setOffline(true);
+  await page.reload();
+  await openApp(page);
+  // As offline.spec.ts found: a page that reloaded under the emulation is told again that it is offline.
+  await context.setOffline(false);
+  await context.setOffline(true);
+  expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+  await send(page, 'And now?');
+  const offline = reply(page, 3);
+  await expect(offline.getByRole('group', { name: 'Code 1' })).toContainText('42', { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(offline).toContainText('Stopped');
+
+  // Remove gives the space back.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await dialog.getByRole('button', { name: 'Remove Prefers r' }).click();
+  await expect(dialog.getByText('None yet: add a GGUF file')).toBeVisible();
+  expect(await page.evaluate(async () => (await caches.has('pytabs-models')) && (await (await caches.open('pytabs-models')).keys()).length)).toBe(0);
 });

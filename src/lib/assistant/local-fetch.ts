@@ -287,10 +287,11 @@ export function localFetch(transport: LocalTransport): typeof fetch {
       choices: [{ index: 0, delta, finish_reason: finish }],
     });
     const finishOf = (result: CompletionResult, called: boolean) => (result.finish === 'length' ? 'length' : called ? 'tool_calls' : 'stop');
+    // llama.cpp counts the prompt tokens it read; those it kept from the last request come on top.
     const usage = (result: CompletionResult) => ({
-      prompt_tokens: result.promptTokens,
+      prompt_tokens: result.promptTokens + result.cachedTokens,
       completion_tokens: result.completionTokens,
-      total_tokens: result.promptTokens + result.completionTokens,
+      total_tokens: result.promptTokens + result.cachedTokens + result.completionTokens,
       prompt_tokens_details: { cached_tokens: result.cachedTokens },
     });
 

@@ -66,6 +66,7 @@ export interface CompletionResult {
   completionTokens: number;
   /** Pieces of text the stream delivered. */
   pieces: number;
+  /** Prompt tokens read for this request (those reused from the last one are in `cachedTokens`). */
   promptTokens: number;
   /** Prompt tokens whose state was reused from the last request (llama.cpp's prompt cache). */
   cachedTokens: number;
