@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import type { LocalModel, ModelSource } from '../../src/lib/local-model/client';
@@ -334,4 +337,86 @@ test('Ask with the model in this browser: added in Settings, its turn runs code 
   await dialog.getByRole('button', { name: 'Remove Prefers r' }).click();
   await expect(dialog.getByText('None yet: add a GGUF file')).toBeVisible();
   expect(await page.evaluate(async () => (await caches.has('pytabs-models')) && (await (await caches.open('pytabs-models')).keys()).length)).toBe(0);
+});
+
+test('downloads: the site’s models.json list and an address, with progress, Stop, a cut network resumed by range, and checks before anything is kept', async ({ page }) => {
+  test.setTimeout(240_000);
+  const sha256 = createHash('sha256').update(tiny).digest('hex');
+  // The list a deployer puts beside the app: the tiny model, and one whose sha256 is wrong.
+  await page.context().route('**/models.json', (route) =>
+    route.fulfill({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        models: [
+          { name: 'Tiny test model', file: 'models/tiny.gguf', size: tiny.byteLength, sha256, licence: 'MIT', about: 'Random weights, for tests' },
+          { name: 'Damaged copy', file: 'models/damaged.gguf', size: tiny.byteLength, sha256: '0'.repeat(64) },
+          { name: 'Not listed right', file: 'models/x.gguf' },
+        ],
+      }),
+    }),
+  );
+  await serveModel(page);
+  await serveModel(page, tiny, 'models/damaged.gguf');
+
+  // Another model (other weights) on a host of another site that allows CORS and ranges: its first answer stops halfway (the
+  // connection drops), or hangs halfway for the Stop test.
+  const other = Buffer.from(ggufBytes({ shape: 'tiny', seed: 2 }));
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    const headers = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'range', 'Content-Type': 'application/octet-stream' };
+    if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end();
+    requests.push(`${req.url} ${req.headers.range ?? 'whole'}`);
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (range) {
+      const from = Number(range[1]);
+      res.writeHead(206, { ...headers, 'Content-Range': `bytes ${from}-${other.byteLength - 1}/${other.byteLength}`, 'Content-Length': String(other.byteLength - from) });
+      return void res.end(other.subarray(from));
+    }
+    res.writeHead(200, { ...headers, 'Content-Length': String(other.byteLength) });
+    res.write(other.subarray(0, 200_000));
+    if (req.url === '/drops.gguf') setTimeout(() => res.destroy(), 300);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  try {
+    await openApp(page);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('radio', { name: 'A model in this browser' }).check();
+    const offered = dialog.getByRole('list', { name: 'Models this site offers' });
+    // An entry without size and sha256 is not offered.
+    await expect(offered.getByRole('listitem')).toHaveCount(2);
+    await expect(offered).toContainText('Tiny test model (431 KB, MIT) — Random weights, for tests');
+
+    // The damaged copy downloads, fails its check, and nothing is kept.
+    await dialog.getByRole('button', { name: 'Download Damaged copy' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('sha256 is not the one the list gives');
+    await expect(dialog.getByText('None yet: add a GGUF file')).toBeVisible();
+
+    // The listed one: kept, chosen, and marked as kept in the list.
+    await dialog.getByRole('button', { name: 'Download Tiny test model' }).click();
+    await expect(dialog.getByRole('radio', { name: /^Tiny test model \(431 KB, MIT\)/ })).toBeChecked();
+    await expect(offered.getByRole('listitem').first()).toContainText('Kept');
+
+    // Stop: the host hangs halfway; the progress shows the bytes so far; Stop keeps nothing.
+    const address = dialog.getByRole('textbox', { name: 'Download from an address' });
+    await address.fill(`${origin}/hangs.gguf`);
+    await dialog.getByRole('button', { name: 'Download from the address' }).click();
+    await expect(dialog.getByRole('status').filter({ hasText: 'Downloading' })).toContainText('of 431 KB');
+    await dialog.getByRole('button', { name: 'Stop download' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('stopped; nothing was kept');
+    await expect(dialog.getByRole('list', { name: 'Models kept in this browser' }).getByRole('listitem')).toHaveCount(1);
+
+    // A dropped connection: resumed from where the bytes stopped, with a range request.
+    await address.fill(`${origin}/drops.gguf`);
+    await dialog.getByRole('button', { name: 'Download from the address' }).click();
+    await expect(dialog.getByRole('list', { name: 'Models kept in this browser' }).getByRole('listitem')).toHaveCount(2, { timeout: 60_000 });
+    expect(requests.filter((r) => r.startsWith('/drops.gguf'))).toEqual(['/drops.gguf whole', expect.stringMatching(/^\/drops\.gguf bytes=\d+-$/)]);
+    // Named from the file: an address gives no name.
+    await expect(dialog.getByRole('radio', { name: /^PyTabs test model/ })).toBeChecked();
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
