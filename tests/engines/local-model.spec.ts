@@ -8,10 +8,7 @@ import { test, expect } from './fixtures';
 
 const tiny = Buffer.from(ggufBytes({ shape: 'tiny' }));
 
-test('the tiny model loads beside the app and streams an answer, or the browser says why not', async ({ host, person, engineName, hostHeaders }) => {
-  // Firefox behind the headers runs llama.cpp on 2 threads: that run hung past the 4-minute limit
-  // once in 8, with the machine busy; it is left out until issue 33's work finds why.
-  test.skip(engineName === 'firefox' && hostHeaders === 'project', 'hung once in 8 runs with 2 threads in Firefox ESR 153 (issue 33)');
+test('the tiny model loads beside the app and streams an answer, or the browser says why not', async ({ host, person, engineName }) => {
   host.mount('models/', (_req, res, path) => {
     if (path !== '/tiny.gguf') return void res.writeHead(404).end();
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(tiny.byteLength) }).end(tiny);
@@ -48,8 +45,7 @@ test('the tiny model loads beside the app and streams an answer, or the browser 
 /** The tiny model that prefers '"' then 'r': its constrained turn calls run_python with "r" (see tests/e2e/local-model.spec.ts). */
 const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
 
-test('Ask with the model in this browser: its turn runs code in the session, or the round says why the browser cannot', async ({ person, host, engineName, hostHeaders }) => {
-  test.skip(engineName === 'firefox' && hostHeaders === 'project', 'hung once in 8 runs with 2 threads in Firefox ESR 153 (issue 33)');
+test('Ask with the model in this browser: its turn runs code in the session, or the round says why the browser cannot', async ({ person, host, engineName }) => {
   await person.open(host.url);
   const settings = { role: 'dialog', name: 'Settings' };
   await person.click({ role: 'button', name: 'Settings' });
