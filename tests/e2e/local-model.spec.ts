@@ -337,6 +337,23 @@ test('Ask with the model in this browser: added in Settings, its turn runs code 
   await dialog.getByRole('button', { name: 'Remove Prefers r' }).click();
   await expect(dialog.getByText('None yet: add a GGUF file')).toBeVisible();
   expect(await page.evaluate(async () => (await caches.has('pytabs-models')) && (await (await caches.open('pytabs-models')).keys()).length)).toBe(0);
+
+  // A kept file the browser evicted: the question says so, and what to do.
+  const again = page.waitForEvent('filechooser');
+  await dialog.getByRole('button', { name: 'Add a model file' }).click();
+  await (await again).setFiles({ name: 'prefers-r.gguf', mimeType: 'application/octet-stream', buffer: prefersR });
+  await expect(dialog.getByRole('radio', { name: /^Prefers r/ })).toBeChecked();
+  await dialog.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText('Settings saved.')).toBeVisible();
+  await page.evaluate(async () => {
+    const cache = await caches.open('pytabs-models');
+    for (const key of await cache.keys()) await cache.delete(key);
+  });
+  // A new page: the model is loaded again for the next question.
+  await page.reload();
+  await openApp(page);
+  await send(page, 'Still there?');
+  await expect(reply(page, 4)).toContainText('This model is no longer kept in this browser', { timeout: 60_000 });
 });
 
 test('downloads: the site’s models.json list and an address, with progress, Stop, a cut network resumed by range, and checks before anything is kept', async ({ page }) => {

@@ -38,6 +38,7 @@ const INFO: ModelInfo = {
 class ScriptedModel implements LocalModel {
   readonly info = INFO;
   readonly busy = false;
+  readonly unloaded = false;
   readonly prompts: ChatMessage[][] = [];
   /** When set, a prompt longer than this many tokens is refused as llama.cpp does. */
   contextTokens = Infinity;

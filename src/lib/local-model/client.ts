@@ -28,6 +28,8 @@ export interface LocalModel {
   json(messages: ChatMessage[], format: JsonSchemaFormat, options?: RequestOptions & { onText?: (text: string) => void }): Promise<CompletionResult & { value: unknown }>;
   /** A request is under way. */
   readonly busy: boolean;
+  /** Unloaded (on request, by a later load, or because its worker died): it answers no more. */
+  readonly unloaded: boolean;
   /** Ends the worker, and with it llama.cpp and its threads: their memory goes back to the browser. */
   unload(): Promise<void>;
 }
@@ -74,7 +76,8 @@ class ModelWorker {
     await within(this.api.exit().catch(() => undefined), EXIT_WAIT_MS, undefined);
     this.worker.terminate();
   }
-  private ended = false;
+  /** The worker was ended (an unload, or its failure). */
+  ended = false;
 }
 
 class WorkerModel implements LocalModel {
@@ -83,6 +86,10 @@ class WorkerModel implements LocalModel {
 
   get busy(): boolean {
     return this.inFlight > 0;
+  }
+
+  get unloaded(): boolean {
+    return this.link.ended;
   }
 
   constructor(

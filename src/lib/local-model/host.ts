@@ -37,7 +37,8 @@ export class LocalModelHost {
   /** The kept model `id`, loaded when it is not (another loaded one is unloaded first). */
   async use(id: string, onLoading?: (name: string, bytes: number) => void): Promise<LocalModel> {
     this.touch();
-    if (this.status.state === 'ready' && this.status.id === id) return this.status.model;
+    // A model ended by another load on this page (window.pytabs.loadLocalModel) or by its worker's failure is loaded again.
+    if (this.status.state === 'ready' && this.status.id === id && !this.status.model.unloaded) return this.status.model;
     if (this.loading?.id === id) return this.loading.promise;
     const promise = this.load(id, onLoading);
     this.loading = { id, promise };
