@@ -200,7 +200,7 @@ function workerCsp(): Plugin {
  * The service worker (src/sw.ts) and the list of files it keeps for offline use: every file
  * of the build the app loads, which the filter below picks from the build output, so new
  * chunks and renamed files need no list kept by hand. Left out: a vendored package index
- * (kept per package when used), source maps, the host's `_headers`, `embed-origins.json` and the embed client, and `pyodide/pyodide.mjs`
+ * (kept per package when used), the local model's runtime, source maps, the host's `_headers`, `embed-origins.json` and the embed client, and `pyodide/pyodide.mjs`
  * (the bench's bare worker imports it; the app bundles Pyodide's JS into its worker).
  * Registered by the page in the production build only (src/lib/offline/service-worker.ts).
  */
@@ -229,6 +229,10 @@ function serviceWorker() {
         'embed-origins.json',
         // The embed client and its example page are for other sites' pages, not this app.
         'embed/**',
+        // The local model's runtime (llama.cpp's 10 MB wasm and the worker that drives it): only
+        // for people who load a model, not every visitor.
+        'assets/wllama-*.wasm',
+        'assets/model.worker-*.js',
       ],
       // The wasm (9.6 MB) and the start snapshot (15 MB) are what offline use needs most.
       maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,turtle,net,gzip,engines] [-- --engines firefox,webkit] [-- --json FILE]`:
+// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,turtle,net,gzip,engines,model] [-- --engines firefox,webkit] [-- --json FILE]`:
 // builds the app, serves it cross-origin isolated, drives Debian's headless Chromium through
 // `window.pytabs`, and prints every row of the performance table as a ratio against a
 // baseline measured in the same run (bare Pyodide for most). `--only` picks groups of rows:
@@ -8,7 +8,7 @@
 // and the page's longest task while a turtle animates), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
 // WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks
-// some of them); `--dist`
+// some of them), `model` (L1-L3: the local model in Chromium against native llama.cpp); `--dist`
 // measures a build made elsewhere (A/B runs of two builds).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { appFirstVisit, appIdleVisit, bareFirstVisit, LINKS } from './bench/netw
 import { serve } from './bench/server.mjs';
 import { startRows } from './bench/starts.mjs';
 import { turtleRows } from './bench/turtle.mjs';
+import { localModelRows } from './bench/local-model.mjs';
 import { ENGINES, engineMissing, launchEngine } from './engines.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,7 +32,7 @@ const argv = process.argv.slice(2);
 const args = new Set(argv);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const QUICK = args.has('--quick');
-const GROUPS = new Set((option('--only') ?? 'local,grade,turtle,net,gzip,engines').split(','));
+const GROUPS = new Set((option('--only') ?? 'local,grade,turtle,net,gzip,engines,model').split(','));
 /** Repetitions of every measurement; the table shows medians. */
 const REPS = QUICK ? 2 : 5;
 const ROUND_TRIPS = QUICK ? 15 : 40;
@@ -449,6 +450,7 @@ async function main() {
     if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
     if (GROUPS.has('engines')) parts.push(await engineRows({ plain: plainServer, headers: server }));
+    if (GROUPS.has('model')) parts.push(await localModelRows(browser, OUT_DIR, server.origin, { reps: QUICK ? 1 : 3, median, openApp, log }));
   } finally {
     await browser.close();
     await browserServer.close();

@@ -18,13 +18,15 @@
 import { clientsClaim, type WorkboxPlugin } from 'workbox-core';
 import { cleanupOutdatedCaches, PrecacheController, PrecacheRoute } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
-import { NetworkOnly } from 'workbox-strategies';
+import { CacheFirst, NetworkOnly } from 'workbox-strategies';
 import { withIsolation } from './lib/offline/isolation';
 import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './lib/offline/keep-app';
 import { installStdinRelay } from './lib/offline/stdin-relay';
 import { integritySha256, isComplete, keepPackageFile, keptPackageFile, PACKAGE_CACHE, PACKAGE_CACHE_PREFIX } from './lib/offline/package-cache';
 
 declare let self: ServiceWorkerGlobalScope;
+/** Where the local model's runtime is kept once used (erased with the rest: portability/erase.ts deletes every cache). */
+const MODEL_RUNTIME_CACHE = 'pytabs-model-runtime';
 /** The session worker's policy, from public/_headers at build time (vite.config.ts). */
 declare const __PYTABS_WORKER_CSP__: string;
 
@@ -59,6 +61,13 @@ precache.addToCacheList(self.__WB_MANIFEST);
 // Query strings do not select another file in this app (its routes live in the hash), so a
 // navigation to `./?anything` is the precached index.html.
 registerRoute(new PrecacheRoute(precache, { ignoreURLParametersMatching: [/.*/] }));
+// The local model's runtime (llama.cpp's wasm and the worker that drives it) is not in the list,
+// which every visitor downloads: it is kept the first time a model loads, so a kept model answers
+// offline too. Their names carry a hash, so a kept copy is never stale.
+registerRoute(
+  ({ url, sameOrigin }) => sameOrigin && /\/assets\/(wllama-[^/]+\.wasm|model\.worker-[^/]+\.js)$/.test(url.pathname),
+  new CacheFirst({ cacheName: MODEL_RUNTIME_CACHE, plugins: [plugins[1]] }),
+);
 // A page or worker script of this origin that is not in the list still gets its headers.
 registerRoute(
   ({ request, sameOrigin }) => sameOrigin && (request.mode === 'navigate' || request.destination === 'worker'),

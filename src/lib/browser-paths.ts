@@ -1,4 +1,4 @@
-import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
+import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasMemory64, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
 import type { HostHeaders } from './hosting';
 import type { AppServiceWorkerStatus } from './offline/service-worker';
 import { inputPath } from './sessions/input';
@@ -7,6 +7,7 @@ import { inputPath } from './sessions/input';
 export interface BrowserFacts {
   sharedMemory: boolean;
   jspi: boolean;
+  memory64: boolean;
   gzipStreams: boolean;
   serviceWorkers: boolean;
   webLocks: boolean;
@@ -24,7 +25,7 @@ export interface BrowserFacts {
 
 /** One path the app takes in this browser, as a line for Settings → This browser. */
 export interface BrowserPath {
-  id: 'stop' | 'isolation' | 'network' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist' | 'input';
+  id: 'stop' | 'isolation' | 'network' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist' | 'model' | 'input';
   /** "Stop: interrupts", "Offline: no: …": what a person reads, and what tests in every engine look for. */
   text: string;
 }
@@ -35,6 +36,7 @@ export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline'
     isolated: typeof crossOriginIsolated === 'boolean' && crossOriginIsolated,
     sharedMemory: hasSharedMemory(),
     jspi: hasJspi(),
+    memory64: hasMemory64(),
     gzipStreams: hasGzipStreams(),
     serviceWorkers: hasServiceWorkers(),
     webLocks: hasWebLocks(),
@@ -145,6 +147,16 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
           ? 'Keep data on this device: can ask'
           : 'Keep data on this device: cannot ask',
     },
+    { id: 'model', text: modelLine(facts) },
     { id: 'input', text: inputLine(facts) },
   ];
+}
+
+/** Whether Ask can use a model in this browser, and on what (local-model/ and workers/model.worker.ts decide the same way). */
+export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated'>): string {
+  const missing = [facts.jspi ? '' : 'WebAssembly JSPI', facts.memory64 ? '' : 'WebAssembly Memory64'].filter(Boolean);
+  if (missing.length) return `A model in this browser: no: this browser lacks ${missing.join(' and ')} (as Safari), which the model's runtime needs`;
+  return facts.isolated
+    ? 'A model in this browser: yes, on the CPU, with up to 4 threads'
+    : 'A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated)';
 }

@@ -27,6 +27,16 @@ export function hasJspi(): boolean {
   return typeof WebAssembly === 'object' && typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === 'function';
 }
 
+/** WebAssembly 64-bit memory: the local model's runtime (llama.cpp's fast build) needs it and JSPI; Safari has neither. */
+export function hasMemory64(): boolean {
+  try {
+    new WebAssembly.Memory({ address: 'i64', initial: 1n } as unknown as WebAssembly.MemoryDescriptor);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `DecompressionStream('gzip')`: the app decodes its .gz copies as they stream. */
 export function hasGzipStreams(): boolean {
   if (typeof DecompressionStream !== 'function') return false;

@@ -31,4 +31,12 @@ test('Settings → This browser names the paths this engine takes; run_sync is o
   await person.expectText(paths, 'One tab per session (Web Locks): yes');
   await person.expectText(paths, 'Other tabs told of changes: at once');
   await person.expectText(paths, `Keep data on this device: ${expected.persist}`);
+  // The local model's runtime needs JSPI and Memory64 (every engine here that has JSPI has both).
+  const isolated = expected.stop === 'Stop: interrupts';
+  await person.expectText(
+    paths,
+    !jspi
+      ? 'A model in this browser: no: this browser lacks WebAssembly JSPI and WebAssembly Memory64 (as Safari)'
+      : `A model in this browser: yes, on the CPU, with ${isolated ? 'up to 4 threads' : 'one thread (the page is not cross-origin isolated)'}`,
+  );
 });

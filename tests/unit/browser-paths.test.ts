@@ -9,6 +9,7 @@ import type { AppServiceWorkerStatus } from '../../src/lib/offline/service-worke
 const ALL: BrowserFacts = {
   sharedMemory: true,
   jspi: true,
+  memory64: true,
   gzipStreams: true,
   serviceWorkers: true,
   webLocks: true,
@@ -41,11 +42,13 @@ describe('Settings → This browser', () => {
       'One tab per session (Web Locks): yes',
       'Other tabs told of changes: at once',
       'Keep data on this device: can ask',
+      'A model in this browser: yes, on the CPU, with up to 4 threads',
       'input(): waits for you (shared memory)',
     ]);
     const bare = lines({
       sharedMemory: false,
       jspi: false,
+      memory64: false,
       gzipStreams: false,
       webLocks: false,
       broadcastChannel: false,
@@ -64,7 +67,9 @@ describe('Settings → This browser', () => {
     expect(bare[6]).toMatch(/^One tab per session \(Web Locks\): no: /);
     expect(bare[7]).toBe('Other tabs told of changes: when you switch to them');
     expect(bare[8]).toBe('Keep data on this device: cannot ask');
-    expect(bare[9]).toMatch(/^input\(\): no: this window has no shared memory and no service worker/);
+    expect(bare[9]).toBe('A model in this browser: no: this browser lacks WebAssembly JSPI and WebAssembly Memory64 (as Safari), which the model\'s runtime needs');
+    expect(lines({ isolated: false })[9]).toBe('A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated)');
+    expect(bare[10]).toMatch(/^input\(\): no: this window has no shared memory and no service worker/);
     expect(lines({ persisted: true })[8]).toBe('Keep data on this device: granted');
   });
 

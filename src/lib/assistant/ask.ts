@@ -140,7 +140,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   try {
     if (!endpoint.configured) throw new RoundOver('Set the assistant’s Base URL and Model in Settings → Assistant first.', 'failed');
     if (!question.trim()) throw new RoundOver('The question is empty: type what you want to know.', 'failed');
-    const connection = endpoint.connection();
+    const connection = endpoint.connection({ onNote: (kind, message) => emit({ type: 'assistant_note', kind, message }) });
     scrub = connection.scrub;
     const ctx: ErrorContext = { origin: connection.origin, model: connection.model, scrub };
     const client = createClient(connection);

@@ -21,6 +21,8 @@ export type AssistantErrorKind =
   | 'cut'
   /** The stream did not parse as Chat Completions chunks. */
   | 'malformed'
+  /** The model in this browser could not load or answer (its message says why). */
+  | 'local_model'
   | 'aborted';
 
 /** A failure of a request to the model, with a message for the person (never holding the key). */

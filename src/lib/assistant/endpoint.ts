@@ -1,4 +1,5 @@
 import type { SettingsStore } from '../storage/settings';
+import { formatBytes } from '../format';
 import {
   deleteStoredKey,
   readAssistantSettings,
@@ -9,6 +10,14 @@ import {
 } from '../storage/assistant-settings';
 import { guardedFetch, probeReachable } from './guarded-fetch';
 import { originOf } from './presets';
+import { localModelHost } from '../local-model/host';
+import { localFetch } from './local-fetch';
+import type { AssistantNoteKind } from './events';
+
+/** The address the `openai` client is given for the model in this browser: never fetched (.invalid), answered by localFetch. */
+export const LOCAL_BASE_URL = 'http://model-in-this-browser.invalid/v1';
+/** How messages name the model in this browser where they would name an endpoint's origin. */
+export const LOCAL_ORIGIN = 'the model in this browser';
 
 /** What a round or a connection test needs to talk to the model; carries no key in sight. */
 export interface EndpointConnection {
@@ -61,8 +70,9 @@ export class AssistantEndpoint {
     return { ...this.#settings };
   }
 
-  /** A Base URL and a model are set: Ask can be offered. */
+  /** A Base URL and a model are set, or a kept model is chosen: Ask can be offered. */
   get configured(): boolean {
+    if (this.#settings.provider === 'local') return Boolean(this.#settings.localModel);
     return Boolean(originOf(this.#settings.baseUrl) && this.#settings.model.trim());
   }
 
@@ -110,8 +120,13 @@ export class AssistantEndpoint {
     await deleteStoredKey(this.store);
   }
 
-  /** The current settings as a connection; throws with what is missing when there is no Base URL. */
-  connection(overrides: { model?: string } = {}): EndpointConnection {
+  /**
+   * The current settings as a connection; throws with what is missing when there is no Base URL.
+   * `onNote` hears what a round should show of the model in this browser (loading it, what was
+   * cut to fit its context).
+   */
+  connection(overrides: { model?: string; onNote?: (kind: AssistantNoteKind, message: string) => void } = {}): EndpointConnection {
+    if (this.#settings.provider === 'local') return localConnection(this.#settings.localModel, overrides.onNote);
     const { baseUrl } = this.#settings;
     const origin = originOf(baseUrl);
     if (!origin) throw new Error('Set the assistant’s Base URL in Settings → Assistant first.');
@@ -128,6 +143,22 @@ export class AssistantEndpoint {
       scrub: (text) => scrubSecret(text, this.#key),
     };
   }
+}
+
+/** The model in this browser as a connection: no network, no key; the page's one model host loads it. */
+function localConnection(id: string, onNote?: (kind: AssistantNoteKind, message: string) => void): EndpointConnection {
+  if (!id) throw new Error('Choose a model in Settings → Assistant first.');
+  return {
+    baseUrl: LOCAL_BASE_URL,
+    origin: LOCAL_ORIGIN,
+    model: id,
+    fetch: localFetch({
+      model: () => localModelHost.use(id, (name, bytes) => onNote?.('model_loading', `Loading ${name} (${formatBytes(bytes)}) in this browser; the first question waits for it.`)),
+      onCut: (message) => onNote?.('context_cut', message),
+    }),
+    probe: async () => false,
+    scrub: (text) => text,
+  };
 }
 
 /** Removes a secret (and any bearer token) from text meant for people. */

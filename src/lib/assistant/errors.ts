@@ -37,6 +37,8 @@ export function classifyRequestError(error: unknown, ctx: ErrorContext): Assista
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof OriginRefusedError) return new AssistantError('origin_refused', cause.message);
+    // The model in this browser's own failures, already in the person's words (local-fetch.ts).
+    if (cause instanceof AssistantError) return cause;
     return new AssistantError(
       'network',
       `Could not reach the model endpoint at ${ctx.origin}: the server may be down, the Base URL wrong, or the browser blocked the request (CORS or local network access). Settings → Assistant → Test connection tells which.`,

@@ -23,7 +23,11 @@ export type AssistantNoteKind =
   /** The model's tool arguments were not JSON; it was told. */
   | 'bad_arguments'
   /** The model takes no tools: it is asked for fenced python blocks instead. */
-  | 'no_tools';
+  | 'no_tools'
+  /** The model in this browser is being loaded for this question. */
+  | 'model_loading'
+  /** Part of the prompt was left out to fit the model's context (which part, in the message). */
+  | 'context_cut';
 
 export type AssistantEvent =
   /** Exactly what the first request of the round sent: system text with the context, memory, question. */

@@ -5,6 +5,10 @@ import type { SettingsStore } from './settings';
  * of their own (apart from `Settings`, whose validation knows nothing of them).
  */
 export interface AssistantSettings {
+  /** Where the model runs: an endpoint (a server), or a model kept in this browser. */
+  provider: 'endpoint' | 'local';
+  /** The kept model Ask uses when `provider` is 'local' (its id in local-model/store.ts), or ''. */
+  localModel: string;
   /** OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`; empty until set. */
   baseUrl: string;
   model: string;
@@ -23,6 +27,8 @@ export interface AssistantSettings {
 }
 
 export const DEFAULT_ASSISTANT_SETTINGS: AssistantSettings = {
+  provider: 'endpoint',
+  localModel: '',
   baseUrl: '',
   model: '',
   maxRuns: 8,
@@ -61,6 +67,8 @@ export async function writeAssistantSettings(store: SettingsStore, settings: Ass
 }
 
 export function validateAssistantSettings(s: AssistantSettings): void {
+  if (s.provider !== 'endpoint' && s.provider !== 'local') throw new Error(`The assistant's provider must be 'endpoint' or 'local', not ${String(s.provider)}`);
+  if (typeof s.localModel !== 'string') throw new Error('The local model must be named by its id');
   if (s.baseUrl) {
     let url: URL;
     try {

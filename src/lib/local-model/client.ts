@@ -1,0 +1,160 @@
+import * as Comlink from 'comlink';
+import { within } from '../timing';
+import type {
+  ChatMessage,
+  CompletionResult,
+  GenerateOptions,
+  JsonSchemaFormat,
+  LoadOptions,
+  LoadProgress,
+  ModelInfo,
+  ModelSource,
+  ModelWorkerApi,
+} from './worker-api';
+
+export type { ChatMessage, CompletionResult, JsonSchemaFormat, LoadProgress, ModelInfo, ModelSource } from './worker-api';
+
+export interface RequestOptions extends GenerateOptions {
+  /** Aborting it stops the answer where it is: the result then has `finish: 'stopped'`. */
+  signal?: AbortSignal;
+}
+
+/** A model loaded in its worker. */
+export interface LocalModel {
+  readonly info: ModelInfo;
+  /** Streams a chat answer (the file's chat template renders the messages) to `onText`. */
+  chat(messages: ChatMessage[], options?: RequestOptions & { onText?: (text: string) => void }): Promise<CompletionResult>;
+  /** An answer sampled under the schema, parsed (`value` undefined when it was stopped or cut before its JSON ended). */
+  json(messages: ChatMessage[], format: JsonSchemaFormat, options?: RequestOptions & { onText?: (text: string) => void }): Promise<CompletionResult & { value: unknown }>;
+  /** A request is under way. */
+  readonly busy: boolean;
+  /** Unloaded (on request, by a later load, or because its worker died): it answers no more. */
+  readonly unloaded: boolean;
+  /** Ends the worker, and with it llama.cpp and its threads: their memory goes back to the browser. */
+  unload(): Promise<void>;
+}
+
+/** The page's one model: loading another unloads it. */
+let current: LocalModel | null = null;
+
+/** The worker died (out of memory, a crash in the wasm) or was ended by an unload. */
+export class LocalModelGone extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalModelGone';
+  }
+}
+
+/** How long an unload waits for wllama to end its own workers before ending ours. */
+const EXIT_WAIT_MS = 3000;
+
+/** The model's worker and its API; every call fails as soon as the worker does. */
+class ModelWorker {
+  private readonly worker = new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'pytabs-local-model' });
+  readonly api = Comlink.wrap<ModelWorkerApi>(this.worker);
+  private gone: (error: Error) => void = () => undefined;
+  private readonly died = new Promise<never>((_, reject) => (this.gone = reject));
+
+  constructor() {
+    this.died.catch(() => undefined);
+    this.worker.addEventListener('error', (event) => void this.end(new LocalModelGone(`The local model's worker failed (${event.message || 'an uncaught error'}).`)));
+  }
+
+  call<T>(promise: Promise<T>): Promise<T> {
+    return Promise.race([promise, this.died]);
+  }
+
+  /**
+   * Ends the worker. wllama ends its own worker and llama.cpp's threads first (bounded: a worker
+   * that does not answer is ended anyway): terminating our worker alone while they ran left one of
+   * them, and our worker with it, alive in Chromium (seen once in 5 on a busy machine).
+   */
+  async end(reason = new LocalModelGone('The local model was unloaded.')): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.gone(reason);
+    await within(this.api.exit().catch(() => undefined), EXIT_WAIT_MS, undefined);
+    this.worker.terminate();
+  }
+  /** The worker was ended (an unload, or its failure). */
+  ended = false;
+}
+
+class WorkerModel implements LocalModel {
+  private requests = 0;
+  private inFlight = 0;
+
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
+  get unloaded(): boolean {
+    return this.link.ended;
+  }
+
+  constructor(
+    private readonly link: ModelWorker,
+    readonly info: ModelInfo,
+  ) {}
+
+  chat(messages: ChatMessage[], options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult> {
+    const onText = options.onText ? Comlink.proxy(options.onText) : undefined;
+    return this.run(options, (request) => this.link.api.chat(request, messages, generation(options), onText));
+  }
+
+  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult & { value: unknown }> {
+    const onText = options.onText ? Comlink.proxy(options.onText) : undefined;
+    const result = await this.run(options, (request) => this.link.api.json(request, messages, format, generation(options), onText));
+    // Sampled under the schema: when it ended by itself, it parses.
+    return { ...result, value: result.finish === 'stop' ? (JSON.parse(result.text) as unknown) : undefined };
+  }
+
+  async unload(): Promise<void> {
+    await this.link.end();
+    if (current === this) current = null;
+  }
+
+  /** One request, which the signal stops in the worker. */
+  private async run(options: RequestOptions, start: (request: number) => Promise<CompletionResult>): Promise<CompletionResult> {
+    const request = ++this.requests;
+    const stop = () => void this.link.api.stop(request).catch(() => undefined);
+    if (options.signal?.aborted) stop();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    this.inFlight++;
+    try {
+      return await this.link.call(start(request));
+    } finally {
+      this.inFlight--;
+      options.signal?.removeEventListener('abort', stop);
+    }
+  }
+}
+
+/** Only what the worker uses: the signal and callback stay on the page. */
+const generation = ({ maxTokens, temperature, ignoreEnd }: GenerateOptions): GenerateOptions => ({ maxTokens, temperature, ignoreEnd });
+
+/**
+ * Loads a GGUF model in a worker of its own (workers/model.worker.ts), never on the page's
+ * thread nor in a session's worker. Rejects with a plain message for a file that is not GGUF,
+ * is cut short, or that llama.cpp refuses; the worker is ended then.
+ */
+export async function loadLocalModel(source: ModelSource, options: LoadOptions & { onProgress?: (progress: LoadProgress) => void } = {}): Promise<LocalModel> {
+  await current?.unload();
+  const link = new ModelWorker();
+  const { onProgress, ...load } = options;
+  // The worker's own address is under assets/: a relative address means one beside the page.
+  const from: ModelSource = source.kind === 'url' ? { kind: 'url', url: new URL(source.url, document.baseURI).href } : source;
+  let info: ModelInfo;
+  try {
+    info = await link.call(link.api.load(from, load, onProgress ? Comlink.proxy(onProgress) : undefined));
+  } catch (error) {
+    await link.end();
+    throw error;
+  }
+  const model = new WorkerModel(link, info);
+  // Two loads at once: the last to finish stays.
+  const previous = current;
+  current = model;
+  await previous?.unload();
+  return model;
+}

@@ -1,0 +1,154 @@
+import { formatBytes } from '../format';
+import { readGgufBlobHeader, truncation } from './gguf';
+import { keepModel, type KeptModel } from './store';
+
+/** A model a deployer lists in `models.json` beside the app. */
+export interface ListedModel {
+  name: string;
+  /** The file's address, relative to the app (or absolute, on a host that sends CORS). */
+  file: string;
+  size: number;
+  sha256: string;
+  licence?: string;
+  /** One line on what it is good for. */
+  about?: string;
+}
+
+export interface DownloadProgress {
+  loaded: number;
+  total: number;
+  /** Bytes per second over the last seconds; 0 before there is a figure. */
+  rate: number;
+  /** Seconds left at that rate, or null. */
+  secondsLeft: number | null;
+  /** Set while the download waits to resume after the network failed. */
+  retrying?: string;
+}
+
+/** Network failures a download sits out (each resumes where the bytes stopped, when the host allows). */
+const RESUMES = 5;
+const RESUME_WAIT_MS = 1000;
+
+/** The deployer's list of models beside the app; none when there is no `models.json` (or it is not a list). */
+export async function listedModels(base = globalThis.location?.href): Promise<ListedModel[]> {
+  let response: Response;
+  try {
+    response = await fetch(new URL('models.json', base), { cache: 'no-cache' });
+  } catch {
+    return [];
+  }
+  if (!response.ok || !/json/.test(response.headers.get('Content-Type') ?? '')) return [];
+  const value = (await response.json().catch(() => null)) as { models?: unknown } | null;
+  const models = Array.isArray(value?.models) ? value.models : [];
+  return models.filter(
+    (m): m is ListedModel =>
+      typeof m?.name === 'string' && typeof m.file === 'string' && Number.isSafeInteger(m.size) && m.size > 0 && typeof m.sha256 === 'string' && /^[0-9a-f]{64}$/i.test(m.sha256),
+  );
+}
+
+/** Tells before a download whether the browser has room for it (when it says how much it has). */
+export async function roomFor(bytes: number): Promise<string | null> {
+  const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
+  if (!estimate?.quota) return null;
+  const free = estimate.quota - (estimate.usage ?? 0);
+  // The file is held in memory and then written once: room for it, and a little more.
+  return free < bytes * 1.05 ? `This browser gives PyTabs ${formatBytes(free)} more room, and the model needs ${formatBytes(bytes)}: remove a kept model or free space first.` : null;
+}
+
+export async function sha256Hex(blob: Blob): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', await blob.arrayBuffer());
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Checks a model file before it is kept: GGUF, whole, and (when known) the listed size and sha256. */
+export async function checkModelFile(file: Blob, expected?: { size?: number; sha256?: string }): Promise<void> {
+  if (expected?.size !== undefined && file.size !== expected.size) {
+    throw new Error(`The file has ${file.size} bytes, not the ${expected.size} the list gives: it was not kept. Try again, or tell whoever hosts it.`);
+  }
+  if (file.size === 0) throw new Error('The model file is empty.');
+  const header = await readGgufBlobHeader(file);
+  const cut = truncation(header, file.size);
+  if (cut) throw new Error(`${cut} It was not kept.`);
+  if (expected?.sha256 && (await sha256Hex(file)) !== expected.sha256.toLowerCase()) {
+    throw new Error('The file’s sha256 is not the one the list gives (damaged on the way, or changed on the host): it was not kept.');
+  }
+}
+
+/** Keeps a file the person picked, after checking it is a whole GGUF model. */
+export async function keepPickedModel(file: File): Promise<KeptModel> {
+  await checkModelFile(file);
+  const room = await roomFor(file.size);
+  if (room) throw new Error(room);
+  const header = await readGgufBlobHeader(file);
+  const name = String(header.metadata.get('general.name') ?? '') || file.name;
+  return keepModel({ id: `file:${file.name}:${file.size}`, name, from: { kind: 'file', fileName: file.name } }, file);
+}
+
+/**
+ * Downloads a model, showing bytes, rate and time left; a cut network is sat out and the download
+ * resumed with a range request where the host allows it (restarted where it does not). The file is
+ * checked (GGUF, size, sha256) and kept only whole; a stop or a failure keeps nothing.
+ */
+export async function downloadModel(
+  source: { url: string; name?: string; size?: number; sha256?: string; licence?: string },
+  options: { signal?: AbortSignal; onProgress?: (progress: DownloadProgress) => void } = {},
+): Promise<KeptModel> {
+  const url = new URL(source.url, globalThis.location?.href).href;
+  if (source.size) {
+    const room = await roomFor(source.size);
+    if (room) throw new Error(room);
+  }
+  const parts: Uint8Array[] = [];
+  let loaded = 0;
+  let total = source.size ?? 0;
+  const samples: { at: number; loaded: number }[] = [];
+  const report = (retrying?: string) => {
+    const now = performance.now();
+    samples.push({ at: now, loaded });
+    while (samples.length > 2 && now - samples[0].at > 5000) samples.shift();
+    const span = (now - samples[0].at) / 1000;
+    const rate = span > 0.2 ? (loaded - samples[0].loaded) / span : 0;
+    options.onProgress?.({ loaded, total, rate, secondsLeft: rate > 0 && total ? (total - loaded) / rate : null, ...(retrying ? { retrying } : {}) });
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const response = await fetch(url, { signal: options.signal, headers: loaded ? { Range: `bytes=${loaded}-` } : {}, credentials: 'omit' });
+      if (loaded && response.status !== 206) {
+        // The host does not resume: start again.
+        parts.length = 0;
+        loaded = 0;
+      }
+      if (!response.ok || !response.body) throw new Error(`The model file could not be fetched: ${response.status} ${response.statusText}.`);
+      if (response.headers.get('Content-Type')?.startsWith('text/html')) throw new Error(`The address gave a web page, not a model file: is the file at ${new URL(url).pathname}?`);
+      if (!total) total = Number(response.headers.get('Content-Length')) || 0;
+      const reader = response.body.getReader();
+      let last = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        loaded += value.byteLength;
+        if (performance.now() - last > 200) {
+          last = performance.now();
+          report();
+        }
+      }
+      report();
+      break;
+    } catch (error) {
+      if (options.signal?.aborted) throw new DOMException('The download was stopped; nothing was kept.', 'AbortError');
+      // Only the network failing is sat out: an answer that is not the file is final.
+      if (!(error instanceof TypeError) || attempt >= RESUMES) {
+        throw error instanceof TypeError ? new Error(`The download failed ${attempt + 1} times (the network, or the host): nothing was kept. Try again later.`) : error;
+      }
+      report(`The network failed; trying again (${attempt + 1} of ${RESUMES})…`);
+      await new Promise((resolve) => setTimeout(resolve, RESUME_WAIT_MS * (attempt + 1)));
+    }
+  }
+  const file = new Blob(parts as BlobPart[]);
+  await checkModelFile(file, { size: source.size, sha256: source.sha256 });
+  const header = await readGgufBlobHeader(file);
+  const name = source.name || String(header.metadata.get('general.name') ?? '') || new URL(url).pathname.split('/').pop() || url;
+  const sha256 = source.sha256?.toLowerCase() ?? (await sha256Hex(file));
+  return keepModel({ id: sha256, name, sha256, from: { kind: 'url', url }, ...(source.licence ? { licence: source.licence } : {}) }, file);
+}

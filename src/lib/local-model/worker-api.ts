@@ -1,0 +1,119 @@
+/**
+ * The one interface between the page and the local model's worker (workers/model.worker.ts).
+ * Both sides import these types, so a mismatch is a compile error.
+ */
+
+/** Where the GGUF file comes from: a file the person picked, or an address on this app's origin. */
+export type ModelSource = { kind: 'blob'; blob: Blob } | { kind: 'url'; url: string };
+
+export interface LoadOptions {
+  /** Tokens of context the model is loaded with (its KV cache); the model's own limit caps it. */
+  nCtx?: number;
+  /** Makes sampling repeatable (tests, the bench). */
+  seed?: number;
+}
+
+/** Loading's steps: fetching an address (bytes of total, 0 when unknown), then reading the file into llama.cpp. */
+export interface LoadProgress {
+  phase: 'download' | 'load';
+  loaded: number;
+  total: number;
+}
+
+export interface ModelInfo {
+  /** `general.name` of the file, or '' */
+  name: string;
+  /** `general.architecture` of the file. */
+  architecture: string;
+  fileBytes: number;
+  /** Context the model was loaded with, in tokens. */
+  nCtx: number;
+  nCtxTrain: number;
+  nVocab: number;
+  nLayer: number;
+  nEmbd: number;
+  /** llama.cpp's threads for this model. */
+  threads: number;
+  /** Why that many, in words for Settings. */
+  threadsReason: string;
+  /** Where the model computes. WebGPU is not used yet. */
+  backend: 'cpu';
+  /** Whether the file has a chat template (without one, chat turns cannot be rendered). */
+  chatTemplate: boolean;
+  /** From the call to load until the model could answer. */
+  loadMs: number;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface GenerateOptions {
+  maxTokens?: number;
+  temperature?: number;
+  /** Generates `maxTokens` whatever the model says: for measuring decoding (the bench, tests), not for answers. */
+  ignoreEnd?: boolean;
+}
+
+/** How a completion ended: the model's end, the token limit, or a stop. */
+export type FinishReason = 'stop' | 'length' | 'stopped';
+
+export interface CompletionResult {
+  text: string;
+  finish: FinishReason;
+  /** Tokens generated, as llama.cpp counted them (0 when it sent no figures: a stop before the end). */
+  completionTokens: number;
+  /** Pieces of text the stream delivered. */
+  pieces: number;
+  /** Prompt tokens read for this request (those reused from the last one are in `cachedTokens`). */
+  promptTokens: number;
+  /** Prompt tokens whose state was reused from the last request (llama.cpp's prompt cache). */
+  cachedTokens: number;
+  /** llama.cpp's time reading the prompt and generating, in milliseconds. */
+  promptMs: number;
+  decodeMs: number;
+  /** From the request until its end, as the worker saw it. */
+  ms: number;
+}
+
+/** A JSON schema for a constrained answer (the model can only sample text that matches it). */
+export interface JsonSchemaFormat {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+export interface ModelWorkerApi {
+  /** Loads the model; one per worker (the page makes a new worker for another). */
+  load(source: ModelSource, options: LoadOptions, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo>;
+  /** Streams a chat answer, rendered with the file's chat template, to `onText`; `request` names it for `stop`. */
+  chat(request: number, messages: ChatMessage[], options: GenerateOptions, onText?: (text: string) => void): Promise<CompletionResult>;
+  /** A chat answer constrained to the schema while sampling: its text parses as JSON of that schema unless cut by the limit. */
+  json(request: number, messages: ChatMessage[], format: JsonSchemaFormat, options: GenerateOptions, onText?: (text: string) => void): Promise<CompletionResult>;
+  /** Frees the model and ends wllama's worker and llama.cpp's threads (the page then ends this worker). */
+  exit(): Promise<void>;
+  /** Ends a request early; its promise resolves with `finish: 'stopped'` and the text so far. */
+  stop(request: number): void;
+}
+
+/**
+ * A request whose prompt does not fit the model's context: llama.cpp counted its tokens, so the
+ * caller can cut it to fit. Crosses the worker's boundary as an Error (Comlink keeps name and
+ * message), so the figures are in the message and read back by `promptTooLong`.
+ */
+export class PromptTooLong extends Error {
+  constructor(
+    readonly promptTokens: number,
+    readonly contextTokens: number,
+  ) {
+    super(`The prompt is ${promptTokens} tokens, and the model's context holds ${contextTokens}.`);
+    this.name = 'PromptTooLong';
+  }
+}
+
+/** The figures of a PromptTooLong error, after it crossed from the worker (or null for any other error). */
+export function promptTooLong(error: unknown): PromptTooLong | null {
+  if (!(error instanceof Error) || error.name !== 'PromptTooLong') return null;
+  const figures = /^The prompt is (\d+) tokens, and the model's context holds (\d+)\.$/.exec(error.message);
+  return figures ? new PromptTooLong(Number(figures[1]), Number(figures[2])) : null;
+}

@@ -1,0 +1,72 @@
+import { ggufBytes } from '../../scripts/gguf.mjs';
+import type { PyTabsApi } from '../../src/lib/api';
+import { test, expect } from './fixtures';
+
+// The local model (llama.cpp through wllama, in a worker of its own) on the tiny generated file
+// in each engine: it loads from a file beside the app and streams, or the browser is told
+// plainly why not. WebKitGTK has neither JSPI nor Memory64, which the build PyTabs ships needs.
+
+const tiny = Buffer.from(ggufBytes({ shape: 'tiny' }));
+
+test('the tiny model loads beside the app and streams an answer, or the browser says why not', async ({ host, person, engineName }) => {
+  host.mount('models/', (_req, res, path) => {
+    if (path !== '/tiny.gguf') return void res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(tiny.byteLength) }).end(tiny);
+  });
+  await person.open(host.url);
+  const outcome = await person.page.evaluate(async () => {
+    const api = (window as unknown as { pytabs: PyTabsApi }).pytabs;
+    try {
+      const model = await api.loadLocalModel({ kind: 'url', url: 'models/tiny.gguf' }, { seed: 7 });
+      let pieces = 0;
+      const answer = await model.chat([{ role: 'user', content: 'Hello' }], { maxTokens: 24, ignoreEnd: true, onText: () => pieces++ });
+      await model.unload();
+      return { ok: true as const, info: model.info, pieces, answer, isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency };
+    } catch (error) {
+      return { ok: false as const, error: (error as Error).message };
+    }
+  });
+  if (engineName === 'webkit') {
+    expect(outcome).toEqual({ ok: false, error: 'This browser lacks WebAssembly JSPI and WebAssembly Memory64, which the local model needs here.' });
+    return;
+  }
+  if (!outcome.ok) throw new Error(`the model did not load: ${outcome.error}`);
+  expect(outcome.info).toMatchObject({ architecture: 'qwen2', nVocab: 515, backend: 'cpu' });
+  expect(outcome.info.threads).toBe(outcome.isolated ? Math.min(outcome.cores, 4) : 1);
+  if (!outcome.isolated) expect(outcome.info.threadsReason).toContain('not cross-origin isolated');
+  expect(outcome.pieces).toBeGreaterThan(0);
+  expect(outcome.answer).toMatchObject({ finish: 'length', completionTokens: 24, pieces: outcome.pieces });
+  console.log(
+    `${engineName}: loaded in ${outcome.info.loadMs} ms on ${outcome.info.threads} thread(s), ` +
+      `${((outcome.answer.completionTokens * 1000) / outcome.answer.decodeMs).toFixed(1)} tokens/s`,
+  );
+});
+
+/** The tiny model that prefers '"' then 'r': its constrained turn calls run_python with "r" (see tests/e2e/local-model.spec.ts). */
+const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
+
+test('Ask with the model in this browser: its turn runs code in the session, or the round says why the browser cannot', async ({ person, host, engineName }) => {
+  await person.open(host.url);
+  const settings = { role: 'dialog', name: 'Settings' };
+  await person.click({ role: 'button', name: 'Settings' });
+  await person.click({ role: 'radio', name: 'A model in this browser', within: settings });
+  await person.choose('Add a model file', [{ name: 'prefers-r.gguf', data: prefersR }]);
+  await person.find({ role: 'radio', namePrefix: 'Prefers r (431 KB)', within: settings });
+  await person.click({ role: 'button', name: 'Save settings', within: settings });
+  await person.expectGone(settings);
+
+  const mode = { role: 'radiogroup', name: 'Message mode' };
+  await person.click({ role: 'radio', name: 'Code', within: mode });
+  await person.send('r = 42');
+  await person.expectText(person.reply(1), 'Done', 90_000);
+  await person.click({ role: 'radio', name: 'Ask', within: mode });
+  await person.send('What is r?');
+  if (engineName === 'webkit') {
+    await person.expectText(person.reply(2), 'This browser lacks WebAssembly JSPI and WebAssembly Memory64, which the local model needs here.', 60_000);
+    return;
+  }
+  // The constrained turn called run_python with "r": it ran in this session and printed 42.
+  await person.expectText({ role: 'group', name: 'Code 1', within: person.reply(2) }, '42', 120_000);
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(2), 'Stopped', 60_000);
+});

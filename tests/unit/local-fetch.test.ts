@@ -1,0 +1,211 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { openDb } from '../../src/lib/storage/db';
+import { ask } from '../../src/lib/assistant/ask';
+import { AssistantEndpoint, LOCAL_BASE_URL, LOCAL_ORIGIN, type EndpointConnection } from '../../src/lib/assistant/endpoint';
+import { AnswerReader, chatMessages, fitMessages, localFetch, turnSchema, type LocalTransport } from '../../src/lib/assistant/local-fetch';
+import { TOOLS } from '../../src/lib/assistant/tools';
+import type { Round, RoundEvent } from '../../src/lib/chat/types';
+import type { ChatMessage, CompletionResult, JsonSchemaFormat, LocalModel, ModelInfo } from '../../src/lib/local-model/client';
+import { PromptTooLong } from '../../src/lib/local-model/worker-api';
+import { startMockServer, stdoutOf, type MockServer } from '../mock-openai/server';
+import { PyodideEngine } from './assistant-engine';
+
+// The model in this browser behind the `fetch` the `openai` client is given (local-fetch.ts).
+// wllama needs a browser, so here the model is scripted: it writes the turns the mock server's
+// 'split-tool' script streams (a run_python call, then an answer with the output), in the JSON a
+// constrained local turn has. A round through it must record what the endpoint path records.
+// The real model runs in tests/e2e/local-model.spec.ts.
+
+const INFO: ModelInfo = {
+  name: 'scripted',
+  architecture: 'qwen2',
+  fileBytes: 1,
+  nCtx: 2048,
+  nCtxTrain: 2048,
+  nVocab: 515,
+  nLayer: 2,
+  nEmbd: 64,
+  threads: 1,
+  threadsReason: '',
+  backend: 'cpu',
+  chatTemplate: true,
+  loadMs: 0,
+};
+
+/** Writes a turn's JSON in pieces, as sampling delivers it; counts prompt "tokens" as characters / 2. */
+class ScriptedModel implements LocalModel {
+  readonly info = INFO;
+  readonly busy = false;
+  readonly unloaded = false;
+  readonly prompts: ChatMessage[][] = [];
+  /** When set, a prompt longer than this many tokens is refused as llama.cpp does. */
+  contextTokens = Infinity;
+
+  async chat(): Promise<CompletionResult> {
+    throw new Error('a turn with tools is sampled under the schema');
+  }
+
+  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void } = {}) {
+    const tokens = Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 2);
+    if (tokens > this.contextTokens) throw new PromptTooLong(tokens, this.contextTokens);
+    this.prompts.push(messages);
+    expect(format.schema).toEqual(turnSchema(TOOLS));
+    const output = messages.findLast((m) => m.role === 'user' && m.content.startsWith('Output of run_python:'));
+    const turn = output
+      ? { name: 'answer', arguments: { text: `Answer: ${stdoutOf(output.content.replace(/^Output of run_python:\n/, '')) || '(nothing printed)'}` } }
+      : { name: 'run_python', arguments: { code: "total = sum(range(10))\nprint('total is', total)" } };
+    const text = JSON.stringify(turn, null, 1);
+    for (let i = 0; i < text.length; i += 3) options.onText?.(text.slice(i, i + 3));
+    return { text, value: turn, finish: 'stop' as const, completionTokens: text.length, pieces: Math.ceil(text.length / 3), promptTokens: tokens, cachedTokens: 0, promptMs: 1, decodeMs: 1, ms: 2 };
+  }
+
+  async unload(): Promise<void> {}
+}
+
+/** An endpoint whose connection is the local adapter over `model` (the page's would load a kept file). */
+function localEndpoint(base: AssistantEndpoint, model: LocalModel, notes: string[] = []): AssistantEndpoint {
+  const transport: LocalTransport = { model: async () => model, onCut: (message) => notes.push(message) };
+  const connection: EndpointConnection = { baseUrl: LOCAL_BASE_URL, origin: LOCAL_ORIGIN, model: 'scripted', fetch: localFetch(transport), probe: async () => false, scrub: (t) => t };
+  // What ask() uses of an endpoint: its settings, whether it is set up, its connection.
+  return { settings: base.settings, configured: true, connection: () => connection } as unknown as AssistantEndpoint;
+}
+
+/** What a person and the stored round see of a round, without timings and token counts. */
+function shape(round: Round) {
+  return round.events
+    .filter((e) => !['usage', 'context_sent', 'round_start', 'round_end'].includes(e.type))
+    .map((e: RoundEvent) => {
+      const { ...copy } = e as Record<string, unknown>;
+      delete copy.durationMs;
+      delete copy.at;
+      if (e.type === 'tool_result' || e.type === 'code_card') delete copy.callId;
+      return copy;
+    });
+}
+
+let server: MockServer;
+let engine: PyodideEngine;
+let endpoint: AssistantEndpoint;
+
+beforeAll(async () => {
+  const db = await openDb('local-fetch-test');
+  engine = new PyodideEngine(db);
+  server = await startMockServer();
+  await engine.open('endpoint');
+  await engine.open('local');
+  endpoint = await AssistantEndpoint.load(engine.settingsStore);
+  await endpoint.update({ baseUrl: server.baseUrl, model: 'split-tool' });
+});
+
+afterAll(() => server.close());
+
+describe('the local model behind the endpoint interface', () => {
+  it('records the same round as an endpoint streaming the same turns: code card, run in the session, output back, answer', async () => {
+    const viaEndpoint = await ask(engine, 'endpoint', 'Add up 0..9', { endpoint, autoRun: true });
+    const model = new ScriptedModel();
+    const streamed: string[] = [];
+    const viaLocal = await ask(engine, 'local', 'Add up 0..9', {
+      endpoint: localEndpoint(endpoint, model),
+      autoRun: true,
+      onEvent: (e) => e.type === 'assistant_text' && streamed.push(e.text),
+    });
+    expect(viaEndpoint.state).toBe('finished');
+    expect(viaLocal.state).toBe('finished');
+    expect(shape(viaLocal)).toEqual(shape(viaEndpoint));
+    expect(shape(viaLocal).find((e) => e.type === 'assistant_text')).toMatchObject({ text: 'Answer: total is 45' });
+    // The answer streamed out of its JSON in pieces, not at the end.
+    expect(streamed.length).toBeGreaterThan(3);
+    expect(streamed.join('')).toBe('Answer: total is 45');
+    // The run's output was in the model's second prompt, as the endpoint's second request had it.
+    expect(model.prompts).toHaveLength(2);
+    expect(model.prompts[1].at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('total is 45') });
+    expect(model.prompts[1].at(-2)?.content).toContain('"name": "run_python"');
+    // The code ran in the local session, not the other.
+    expect((await engine.listVariables('local')).map((v) => v.name)).toContain('total');
+  });
+
+  it('fits a prompt the model refused as too long, and the round says what was left out', async () => {
+    const model = new ScriptedModel();
+    const notes: string[] = [];
+    // Earlier rounds in this session make the prompt long.
+    for (let i = 0; i < 3; i++) await ask(engine, 'local', `Question ${i}: ${'tell me about the data '.repeat(40)}`, { endpoint: localEndpoint(endpoint, model), autoRun: true });
+    model.contextTokens = 900;
+    const round = await ask(engine, 'local', 'Add up 0..9', { endpoint: localEndpoint(endpoint, model, notes), autoRun: true });
+    expect(round.state).toBe('finished');
+    expect(notes[0]).toMatch(/^To fit the model’s context of 900 tokens, left out \d+ earlier messages of this session/);
+    const last = model.prompts.at(-1)!;
+    expect(last.reduce((n, m) => n + m.content.length, 0) / 2).toBeLessThanOrEqual(900);
+    expect(last.some((m) => m.content.includes('Question 0'))).toBe(false);
+  });
+});
+
+describe('its parts', () => {
+  it('a turn is a call of one of the tools or an answer, nothing else', () => {
+    const schema = turnSchema(TOOLS) as { anyOf: { properties: { name: { const: string }; arguments: Record<string, unknown> } }[] };
+    expect(schema.anyOf.map((b) => b.properties.name.const)).toEqual(['run_python', 'list_variables', 'list_files', 'answer']);
+    expect(schema.anyOf[0].properties.arguments).toEqual({
+      type: 'object',
+      properties: { code: { type: 'string', description: 'The Python code to run.', minLength: 1 } },
+      required: ['code'],
+      additionalProperties: false,
+    });
+    expect(schema.anyOf[1].properties.arguments).toMatchObject({ properties: {}, additionalProperties: false });
+  });
+
+  it('the model sees its own calls in its JSON, and outputs as user messages naming the tool', () => {
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'You are the assistant.' },
+      { role: 'user', content: 'Earlier question' },
+      { role: 'assistant', content: 'Earlier answer' },
+      { role: 'user', content: 'Sum it' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run_python', arguments: '{"code":"print(1)"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'stdout:\n1' },
+    ];
+    const chat = chatMessages(messages, TOOLS);
+    expect(chat.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(chat[0].content).toMatch(/^You are the assistant\.\n\n## How to reply\n/);
+    expect(JSON.parse(chat[2].content)).toEqual({ name: 'answer', arguments: { text: 'Earlier answer' } });
+    expect(JSON.parse(chat[4].content)).toEqual({ name: 'run_python', arguments: { code: 'print(1)' } });
+    expect(chat[5].content).toBe('Output of run_python:\nstdout:\n1');
+    // Without tools, plain chat.
+    expect(chatMessages(messages.slice(0, 3), [])[0].content).toBe('You are the assistant.');
+
+    // Fitting: earlier rounds go first, then older outputs; the question and the last output stay.
+    const long: ChatCompletionMessageParam[] = [
+      ...messages.slice(0, 4),
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c0', type: 'function', function: { name: 'run_python', arguments: '{"code":"x"}' } }] },
+      { role: 'tool', tool_call_id: 'c0', content: 'o'.repeat(2000) },
+      ...messages.slice(4),
+    ];
+    const whole = chatMessages(long, TOOLS).reduce((n, m) => n + m.content.length + 16, 0);
+    expect(fitMessages(long, TOOLS, whole).cut).toBe('');
+    const fitted = fitMessages(long, TOOLS, whole - 500);
+    expect(fitted.cut).toBe('2 earlier messages of this session, the output of 1 earlier run');
+    expect(fitted.messages.map((m) => m.content)).toContain('Output of run_python:\n[output left out to fit the model’s context]');
+    expect(fitted.messages.at(-1)?.content).toBe('Output of run_python:\nstdout:\n1');
+    expect(fitted.messages[1].content).toBe('Sum it');
+  });
+
+  it('reads an answer out of its JSON while it streams, escapes split across pieces included', () => {
+    const text = JSON.stringify({ name: 'answer', arguments: { text: 'Line one\n"quoted" \u00e9 done' } }, null, 2);
+    for (const size of [1, 2, 5, 50]) {
+      const reader = new AnswerReader();
+      let out = '';
+      for (let i = 0; i < text.length; i += size) out += reader.add(text.slice(i, i + size));
+      expect(out).toBe('Line one\n"quoted" é done');
+    }
+    const call = new AnswerReader();
+    expect(call.add('{"name": "run_python", "arguments": {"code": "print(1)"}}')).toBe('');
+  });
+
+  it('answers the client’s model list, and refuses what it does not serve', async () => {
+    const fetchLocal = localFetch({ model: async () => new ScriptedModel() });
+    const listed = await (await fetchLocal(`${LOCAL_BASE_URL}/models`)).json();
+    expect(listed.data.map((m: { id: string }) => m.id)).toEqual(['scripted']);
+    const other = await fetchLocal(`${LOCAL_BASE_URL}/embeddings`, { method: 'POST', body: '{}' });
+    expect(other.status).toBe(404);
+    expect((await other.json()).error.message).toContain('chat completions only');
+  });
+});

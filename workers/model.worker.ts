@@ -1,0 +1,277 @@
+import * as Comlink from 'comlink';
+import { Wllama, type ChatCompletionChunk, type ChatCompletionParams, type WllamaLogger } from '@wllama/wllama';
+import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
+import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
+import { PromptTooLong } from '../src/lib/local-model/worker-api';
+import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
+
+// The local model's worker: llama.cpp (wllama) is driven from here, never from the page, and
+// wllama runs the wasm in a worker of its own that it starts from this one (its threads are
+// workers of that one). Terminating this worker ends them all and gives their memory back.
+
+/** A cap on threads, so that a machine with many cores keeps some for the sessions' Python. */
+const MAX_THREADS = 4;
+/** Tokens of context when the caller names none: room for a short system prompt, a question, code and its output. */
+const DEFAULT_CONTEXT = 4096;
+
+/** llama.cpp's own log lines, the last few: its reasons for refusing a file are only there. */
+const nativeLog: string[] = [];
+const remember = (...args: unknown[]) => {
+  nativeLog.push(args.map((arg) => (typeof arg === 'object' && arg ? JSON.stringify(arg) : String(arg))).join(' '));
+  if (nativeLog.length > 200) nativeLog.shift();
+};
+/** The last error llama.cpp answered a request with, as it sent it (wllama keeps only its message). */
+interface LlamaError {
+  type?: string;
+  n_prompt_tokens?: number;
+  n_ctx?: number;
+}
+let lastError: LlamaError | null = null;
+const logger: WllamaLogger = {
+  debug: () => undefined,
+  log: remember,
+  warn: remember,
+  error: (...args: unknown[]) => {
+    const detail = args.find((arg) => typeof arg === 'object' && arg !== null);
+    if (detail) lastError = detail as LlamaError;
+    remember(...args);
+  },
+};
+
+let wllama: Wllama | null = null;
+const requests = new Map<number, AbortController>();
+
+function threadPlan(): { threads: number; reason: string } {
+  const cores = navigator.hardwareConcurrency || 1;
+  if (!self.crossOriginIsolated) {
+    return { threads: 1, reason: 'One thread: this page is not cross-origin isolated, so the model cannot share memory between threads.' };
+  }
+  const threads = Math.min(cores, MAX_THREADS);
+  return { threads, reason: `${threads} threads: this browser reports ${cores} cores${cores > MAX_THREADS ? `, and the model uses at most ${MAX_THREADS}` : ''}.` };
+}
+
+/** What the default build needs (wllama's compatible build, for browsers without these, is not included yet). */
+function missingFeatures(): string[] {
+  const missing: string[] = [];
+  if (!('Suspending' in WebAssembly)) missing.push('WebAssembly JSPI');
+  try {
+    new WebAssembly.Memory({ address: 'i64', initial: 1n } as unknown as WebAssembly.MemoryDescriptor);
+  } catch {
+    missing.push('WebAssembly Memory64');
+  }
+  return missing;
+}
+
+/** Fetches a file of this app's origin, counting its bytes as they arrive (total 0: not known). */
+async function download(url: string, onProgress?: (progress: LoadProgress) => void): Promise<Blob> {
+  const address = new URL(url, self.location.href);
+  if (address.origin !== self.location.origin) throw new Error(`Only a model file on this app's own site can be loaded by address (not ${address.origin}).`);
+  const response = await fetch(address);
+  if (!response.ok || !response.body) throw new Error(`The model file could not be fetched: ${response.status} ${response.statusText} (${address.pathname}).`);
+  // Many hosts answer a missing file with their index page.
+  if (response.headers.get('Content-Type')?.startsWith('text/html')) {
+    throw new Error(`The address gave a web page, not a model file: is the file at ${address.pathname}?`);
+  }
+  // Reported at most every 100 ms: a model is hundreds of MB.
+  const counted = countedResponse(response, fileNameOf(address.href), ({ loaded, total }) => onProgress?.({ phase: 'download', loaded, total: total ?? 0 }));
+  return counted.blob();
+}
+
+/** llama.cpp's reason for refusing the model, from its log. */
+function nativeReason(): string {
+  for (const line of [...nativeLog].reverse()) {
+    const reason = /error loading model: (.*)$/.exec(line)?.[1];
+    if (reason) return reason.trim();
+  }
+  return [...nativeLog].reverse().find((line) => /failed to load/i.test(line))?.trim() ?? '';
+}
+
+/**
+ * llama.cpp's reason for failing a request, from its log: wllama itself reports only that the
+ * reply could not be read ("Invalid typed array length").
+ */
+function answerFailure(): string {
+  const line = [...nativeLog]
+    .reverse()
+    .find((text) => /exception|error|invalid|failed|does not match/i.test(text) && !/^(Stack trace|RangeError)|typed array/.test(text.trim()));
+  return line?.trim() ?? '';
+}
+
+/** The plain message for a model llama.cpp refused (it reports why only in its log). */
+function refusal(architecture: string, fallback: string): Error {
+  const said = nativeReason();
+  if (/unknown model architecture/i.test(said)) {
+    return new Error(`This model's architecture ("${architecture}") is not one this version of llama.cpp knows.`);
+  }
+  return new Error(`llama.cpp could not load this model: ${said || fallback}`);
+}
+
+/** Closes the port of a callback the page passed (Comlink.proxy), once its request is over. */
+function release(callback: unknown): void {
+  (callback as Partial<Comlink.Remote<unknown>> | undefined)?.[Comlink.releaseProxy]?.();
+}
+
+/** Loads the model, its progress reaching the page before its result does (see `complete`). */
+async function load(source: ModelSource, options: LoadOptions, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+  const deliveries: unknown[] = [];
+  try {
+    return await loadModel(source, options, onProgress && ((progress) => deliveries.push(onProgress(progress))));
+  } finally {
+    await Promise.allSettled(deliveries);
+    release(onProgress);
+  }
+}
+
+async function loadModel(source: ModelSource, options: LoadOptions, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+  if (wllama) throw new Error('This worker already holds a model: unload it first.');
+  const started = performance.now();
+  const missing = missingFeatures();
+  if (missing.length) throw new Error(`This browser lacks ${missing.join(' and ')}, which the local model needs here.`);
+  const blob = source.kind === 'blob' ? source.blob : await download(source.url, onProgress);
+  if (blob.size === 0) throw new Error('The model file is empty.');
+  const header = await readGgufBlobHeader(blob);
+  const cut = truncation(header, blob.size);
+  if (cut) throw new GgufError('truncated', cut);
+  const architecture = String(header.metadata.get('general.architecture') ?? '');
+  // A context longer than the model was trained on only degrades its answers.
+  const trained = Number(header.metadata.get(`${architecture}.context_length`) ?? 0);
+  const nCtx = Math.min(options.nCtx ?? DEFAULT_CONTEXT, trained || Infinity);
+  nativeLog.length = 0;
+
+  const { threads, reason } = threadPlan();
+  const model = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false });
+  // Never the compatible build's files from a CDN: nothing is fetched off this origin.
+  model.setCompat(null);
+  onProgress?.({ phase: 'load', loaded: 0, total: blob.size });
+  try {
+    await model.loadModel([blob], {
+      n_ctx: nCtx,
+      n_threads: threads,
+      // Without it wllama picks WebGPU wherever navigator.gpu exists, even with no usable GPU.
+      n_gpu_layers: 0,
+      // One conversation at a time: the whole context for it.
+      n_parallel: 1,
+      seed: options.seed,
+    });
+  } catch (error) {
+    await model.exit().catch(() => undefined);
+    throw refusal(architecture, (error as Error).message);
+  }
+  const context = model.getLoadedContextInfo();
+  if (!(context.n_vocab > 0) || !(context.n_ctx > 0)) {
+    await model.exit().catch(() => undefined);
+    // llama.cpp refused it and wllama resolved anyway, every figure 0; or the wasm heap (capped
+    // at 4 GiB) could not hold it, which "loads" the same way.
+    if (nativeReason()) throw refusal(architecture, '');
+    throw new Error(`The model did not fit in the memory this browser gives the page (${blob.size} bytes).`);
+  }
+  onProgress?.({ phase: 'load', loaded: blob.size, total: blob.size });
+  wllama = model;
+  const used = model.getNumThreads();
+  return {
+    name: String(header.metadata.get('general.name') ?? ''),
+    architecture,
+    fileBytes: blob.size,
+    nCtx: context.n_ctx,
+    nCtxTrain: context.n_ctx_train,
+    nVocab: context.n_vocab,
+    nLayer: context.n_layer,
+    nEmbd: context.n_embd,
+    threads: used,
+    threadsReason: used === threads ? reason : `One thread: this browser cannot share memory between the model's threads.`,
+    backend: 'cpu',
+    chatTemplate: Boolean(model.getChatTemplate()),
+    loadMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Runs one streamed chat request to its end or its stop. */
+async function complete(request: number, params: ChatCompletionParams, onText?: (text: string) => void): Promise<CompletionResult> {
+  if (!wllama) throw new Error('No model is loaded.');
+  nativeLog.length = 0;
+  lastError = null;
+  const controller = new AbortController();
+  requests.set(request, controller);
+  const started = performance.now();
+  let text = '';
+  let pieces = 0;
+  let finish: FinishReason = 'stop';
+  let last: ChatCompletionChunk | undefined;
+  // Each piece reaches the page through the callback's own port, and the result through the
+  // worker's: the result waits until the page has had every piece, or it could overtake them.
+  const deliveries: unknown[] = [];
+  try {
+    const stream = await wllama.createChatCompletion({ ...params, stream: true, abortSignal: controller.signal });
+    for await (const chunk of stream) {
+      last = chunk;
+      const choice = chunk.choices[0];
+      const piece = choice?.delta?.content;
+      if (piece) {
+        text += piece;
+        pieces++;
+        deliveries.push(onText?.(piece));
+      }
+      if (choice?.finish_reason === 'length') finish = 'length';
+    }
+  } catch (error) {
+    // Set by the logger while the request ran (TypeScript cannot see that).
+    const refused = lastError as LlamaError | null;
+    if (refused?.type === 'exceed_context_size_error' && refused.n_prompt_tokens && refused.n_ctx) {
+      throw new PromptTooLong(refused.n_prompt_tokens, refused.n_ctx);
+    }
+    if (!controller.signal.aborted) throw new Error(`The model failed while answering: ${answerFailure() || (error as Error).message}`);
+  } finally {
+    requests.delete(request);
+    await Promise.allSettled(deliveries);
+    release(onText);
+  }
+  if (controller.signal.aborted) finish = 'stopped';
+  const timings = last?.timings;
+  return {
+    text,
+    finish,
+    pieces,
+    completionTokens: timings?.predicted_n ?? last?.usage?.completion_tokens ?? 0,
+    promptTokens: timings?.prompt_n ?? last?.usage?.prompt_tokens ?? 0,
+    cachedTokens: timings?.cache_n ?? last?.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    promptMs: timings?.prompt_ms ?? 0,
+    decodeMs: timings?.predicted_ms ?? 0,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+const sampling = (options: GenerateOptions) => ({
+  max_tokens: options.maxTokens ?? 256,
+  temperature: options.temperature ?? 0.7,
+  // The state of the prompt's start is kept between requests: a turn reads only what is new.
+  cache_prompt: true,
+  ...(options.ignoreEnd ? { ignore_eos: true } : {}),
+});
+
+const api: ModelWorkerApi = {
+  load,
+  chat: (request, messages, options, onText) => complete(request, { messages, ...sampling(options) }, onText),
+  json: (request, messages, format, options, onText) =>
+    complete(
+      request,
+      {
+      messages,
+      ...sampling(options),
+      // Enforced while sampling (llama.cpp turns the schema into a grammar): the text can only be JSON of the schema.
+        response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: true } },
+      },
+      onText,
+    ),
+  stop(request) {
+    requests.get(request)?.abort();
+  },
+  async exit() {
+    for (const controller of requests.values()) controller.abort();
+    const model = wllama;
+    wllama = null;
+    await model?.exit();
+  },
+};
+
+Comlink.expose(api);
