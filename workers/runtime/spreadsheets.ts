@@ -1,6 +1,8 @@
 import type { PyodideInterface } from 'pyodide';
 import { unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
+import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
+import { TOKEN, wholeText } from './xlsx-text';
 
 /**
  * Largest sheet (rows × columns of its used range) read or written. A sheet this size
@@ -13,16 +15,19 @@ export const MAX_CELLS = 5_000_000;
 export const MAX_UNZIPPED_BYTES = 256 * 1024 * 1024;
 
 /**
- * One cell as it crosses to Python (as JSON): empty cells are null, dates are tagged
- * so Python can turn them into datetime objects. Date strings are the cell's wall-clock
- * value without a time zone, as Excel stores it.
+ * One cell as it crosses to Python (as JSON): empty cells are null. A number whose format
+ * is a date crosses as `date` (wall-clock ISO text without a zone, as Excel stores it) or,
+ * below one day, as `time` (ms since midnight); under an elapsed format as `duration` (ms).
+ * Error cells cross as `error` with Excel's code (#DIV/0!, #N/A).
  */
-export type Cell = null | number | string | boolean | { date: string };
+export type Cell = null | number | string | boolean | DateValue | { duration: number } | { error: string };
 
 export interface Sheet {
   name: string;
   /** The sheet's used range, row by row, every row as wide as the widest. */
   rows: Cell[][];
+  /** Where the used range starts (0-based column; A is 0), so that column letters still name their columns. */
+  left?: number;
 }
 
 export type WritableBookType = 'xlsx' | 'ods';
@@ -82,52 +87,59 @@ function checkZipSize(data: Uint8Array): void {
   }
 }
 
-/**
- * A date cell's value as ISO text without a zone. SheetJS gives dates whose UTC reading
- * is the cell's wall-clock value, but it truncates the serial number to whole
- * milliseconds, so 18:30:05 can come out as 18:30:04.999: within 1 ms of a whole
- * second is float noise, not data, and snaps to it.
- */
-function wallClock(date: Date): string {
-  let ms = date.getTime();
-  const second = Math.round(ms / 1000) * 1000;
-  if (Math.abs(ms - second) <= 1) ms = second;
-  return new Date(ms).toISOString().replace(/(\.000)?Z$/, '');
+/** How a parsed workbook's cells become values: its date system, and the strings its text pass mended. */
+interface Reading {
+  date1904: boolean;
+  strings: string[];
 }
 
-function toCell(cell: XLSX.CellObject | undefined): Cell {
+function toCell(cell: XLSX.CellObject | undefined, reading: Reading): Cell {
   if (!cell) return null;
   switch (cell.t) {
-    case 'n':
-      return Number.isFinite(cell.v) ? (cell.v as number) : null;
-    case 's':
-      return String(cell.v);
+    case 'n': {
+      const v = cell.v as number;
+      if (!Number.isFinite(v)) return null;
+      const kind = formatKind(cell.z as string | undefined);
+      if (kind === 'number') return v;
+      if (kind === 'duration') return { duration: serialToDuration(v) };
+      // A serial beyond the years a date can hold is an error, as openpyxl reads it.
+      return serialToDate(v, reading.date1904) ?? { error: '#VALUE!' };
+    }
+    case 's': {
+      const text = String(cell.v);
+      return text.charCodeAt(0) === 0xe000 && text.startsWith(TOKEN) ? (reading.strings[Number(text.slice(1))] ?? text) : text;
+    }
     case 'b':
       return Boolean(cell.v);
     case 'd':
+      // An ISO date written in the cell itself (t="d"), or a date of another format's reader.
       return cell.v instanceof Date ? { date: wallClock(cell.v) } : null;
     case 'e':
-      // Error cells read as their text (#DIV/0!, #N/A), as openpyxl does.
-      return cell.w ?? null;
+      return { error: cell.w ?? XLSX.utils.format_cell(cell) };
     default:
       return null;
   }
 }
 
+/** A Date whose UTC fields are the wall-clock value, as ISO text without a zone. */
+function wallClock(date: Date): string {
+  return date.toISOString().replace(/(\.000)?Z$/, '');
+}
+
 /** The used range of a dense sheet: the smallest rectangle holding every non-empty cell. */
-function sheetRows(name: string, sheet: XLSX.WorkSheet): Cell[][] {
+function readSheet(name: string, sheet: XLSX.WorkSheet, reading: Reading): Sheet {
   const data = (sheet as XLSX.DenseWorkSheet)['!data'] ?? [];
   let top = Infinity, left = Infinity, bottom = -1, right = -1;
   data.forEach((row, r) => {
     row?.forEach((cell, c) => {
-      if (toCell(cell) === null) return;
+      if (toCell(cell, reading) === null) return;
       top = Math.min(top, r);
       bottom = Math.max(bottom, r);
       left = Math.min(left, c);
       right = Math.max(right, c);
     });
   });
-  if (bottom < 0) return [];
+  if (bottom < 0) return { name, rows: [], left: 0 };
   const height = bottom - top + 1;
   const width = right - left + 1;
   if (height * width > MAX_CELLS) {
@@ -140,10 +152,10 @@ function sheetRows(name: string, sheet: XLSX.WorkSheet): Cell[][] {
   for (let r = top; r <= bottom; r++) {
     const row = data[r];
     const out: Cell[] = new Array(width);
-    for (let c = 0; c < width; c++) out[c] = toCell(row?.[left + c]);
+    for (let c = 0; c < width; c++) out[c] = toCell(row?.[left + c], reading);
     rows.push(out);
   }
-  return rows;
+  return { name, rows, left };
 }
 
 function describe(e: unknown): string {
@@ -162,7 +174,10 @@ function describe(e: unknown): string {
 export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
   const ext = extension(fileName);
   const options: XLSX.ParsingOptions = {
-    cellDates: true,
+    // Serials and their number formats, not SheetJS's Dates: the format decides between a
+    // date, a time of day and a duration (excel-dates.ts).
+    cellDates: false,
+    cellNF: true,
     dense: true,
     nodim: true,
     cellFormula: false,
@@ -171,6 +186,7 @@ export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
     bookVBA: false,
   };
   let workbook: XLSX.WorkBook;
+  let strings: string[] = [];
   try {
     if (TEXT_FORMATS.has(ext)) {
       // SheetJS reads a byte array as Latin-1 unless told otherwise; CSV files are UTF-8.
@@ -181,18 +197,61 @@ export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
       else if (ZIP_FORMATS.has(ext) && !isCompoundFile(data)) {
         throw new SpreadsheetError(`it is not a valid .${ext} file (the content is not a zip archive)`);
       }
+      if (isZip(data)) ({ data, strings } = wholeText(data));
       workbook = XLSX.read(data, { ...options, type: 'array' });
     }
   } catch (e) {
     if (e instanceof SpreadsheetError) throw e;
     throw new SpreadsheetError(describe(e));
   }
-  return workbook.SheetNames.map((name) => ({ name, rows: sheetRows(name, workbook.Sheets[name]) }));
+  const reading: Reading = { date1904: Boolean(workbook.Workbook?.WBProps?.date1904), strings };
+  return workbook.SheetNames.map((name) => readSheet(name, workbook.Sheets[name], reading));
 }
 
-function fromCell(cell: Cell): unknown {
-  if (cell !== null && typeof cell === 'object') return new Date(`${cell.date}Z`);
-  return cell;
+/** A cell to write: a value, and for dates, times and durations the number format that says so. */
+interface Written {
+  value: unknown;
+  format?: string;
+  /** An error cell's code. */
+  error?: string;
+}
+
+/** Excel's error codes as BIFF numbers them, which is how SheetJS holds an error cell's value. */
+const ERROR_CODES: Record<string, number> = {
+  '#NULL!': 0x00,
+  '#DIV/0!': 0x07,
+  '#VALUE!': 0x0f,
+  '#REF!': 0x17,
+  '#NAME?': 0x1d,
+  '#NUM!': 0x24,
+  '#N/A': 0x2a,
+  '#GETTING_DATA': 0x2b,
+};
+
+const withMs = (ms: number, format: string) => (ms % 1000 === 0 ? format : `${format}.000`);
+
+/**
+ * A cell as SheetJS writes it. In .xlsx a date, time or duration is its serial under a
+ * format that Excel and openpyxl read back as the same type; midnight shows as a date,
+ * as pandas writes it. SheetJS's ODS writer keeps dates in its own date style and has no
+ * time-of-day or duration cells, so those are refused there.
+ */
+function toWritten(cell: Cell, bookType: WritableBookType, where: () => string): Written {
+  if (cell === null || typeof cell !== 'object') return { value: cell };
+  if ('date' in cell) {
+    if (bookType === 'ods') return { value: new Date(`${cell.date}Z`) };
+    const ms = Date.parse(`${cell.date}Z`) % 1000;
+    const format = cell.date.endsWith('T00:00:00') ? 'yyyy-mm-dd' : withMs(ms, 'yyyy-mm-dd hh:mm:ss');
+    return { value: dateToSerial(cell.date, false), format };
+  }
+  if ('time' in cell || 'duration' in cell) {
+    const kind = 'time' in cell ? 'a time of day' : 'a duration';
+    if (bookType === 'ods') throw new SpreadsheetError(`cannot write ${kind} to .ods (${where()}); use .xlsx, or write it as text`);
+    if ('time' in cell) return { value: msToSerial(cell.time), format: withMs(cell.time, 'hh:mm:ss') };
+    return { value: msToSerial(cell.duration), format: withMs(Math.abs(cell.duration), '[h]:mm:ss') };
+  }
+  if ('error' in cell && cell.error in ERROR_CODES) return { value: null, error: cell.error };
+  throw new SpreadsheetError(`cannot write ${JSON.stringify(cell)} (${where()})`);
 }
 
 /** Writes sheets to xlsx or ods bytes. Strings that look like formulas stay plain strings. */
@@ -204,18 +263,20 @@ export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint
     if (cells > MAX_CELLS) {
       throw new SpreadsheetError(`sheet "${name}" has ${cells.toLocaleString('en')} cells, more than the ${MAX_CELLS.toLocaleString('en')} this writer accepts`);
     }
-    const values = rows.map((row) => row.map(fromCell));
-    // UTC: the Date objects above carry the wall-clock value in their UTC fields.
+    const special: { r: number; c: number; written: Written }[] = [];
+    const values = rows.map((row, r) =>
+      row.map((cell, c) => {
+        const written = toWritten(cell, bookType, () => `sheet "${name}", cell ${XLSX.utils.encode_cell({ r, c })}`);
+        if (written.format || written.error) special.push({ r, c, written });
+        return written.value;
+      }),
+    );
+    // UTC: the ODS Dates above carry the wall-clock value in their UTC fields.
     const sheet = XLSX.utils.aoa_to_sheet(values, { cellDates: true, UTC: true });
-    // Midnight shows as a date, anything else as a date and time, as pandas writes them.
-    // (SheetJS's ODS writer cannot express these formats; ODS keeps its own date style.)
-    if (bookType === 'xlsx') {
-      rows.forEach((row, r) =>
-        row.forEach((cell, c) => {
-          if (cell === null || typeof cell !== 'object') return;
-          sheet[XLSX.utils.encode_cell({ r, c })].z = cell.date.endsWith('T00:00:00') ? 'yyyy-mm-dd' : 'yyyy-mm-dd hh:mm:ss';
-        }),
-      );
+    for (const { r, c, written } of special) {
+      const address = XLSX.utils.encode_cell({ r, c });
+      if (written.error) sheet[address] = { t: 'e', v: ERROR_CODES[written.error], w: written.error };
+      else sheet[address].z = written.format;
     }
     try {
       XLSX.utils.book_append_sheet(workbook, sheet, name);
