@@ -211,6 +211,8 @@ rows = [
   ['duration', datetime.timedelta(days=10, hours=15, minutes=10, seconds=10)],
   ['duration ms', datetime.timedelta(hours=1, milliseconds=250)],
   ['error', ExcelError('#N/A')],
+  ['nan', float('nan')],
+  ['big int', 2**60],
 ]
 write_excel('written.xlsx', {'W': rows})
 out = None
@@ -231,6 +233,9 @@ out = None
       duration: { timedelta: [10, 15 * 3600 + 610, 0] },
       'duration ms': { timedelta: [0, 3600, 250000] },
       error: { error: '#N/A' },
+      nan: null,
+      // Excel's numbers are doubles: a big int is kept as the nearest one, as openpyxl writes it.
+      'big int': 2 ** 60,
     });
     // 28 Feb 1900 12:00 is serial 59.5: 60.5 would be the 29 February Excel shows but that never was.
     const xml = strFromU8(unzipSync(readFileSync(file))['xl/worksheets/sheet1.xml']);
@@ -243,11 +248,15 @@ out = None
     const error = (value: string) =>
       py(`import os\ntry:\n    write_excel('refused.xlsx', [['ok', ${value}]])\n    out = 'no error'\nexcept SpreadsheetError as e:\n    out = [str(e), os.path.exists('refused.xlsx')]`);
     expect(error('{1, 2}')).toEqual([
-      "Cannot write 'refused.xlsx': sheet 'Sheet1', cell B1: a set cannot be written to a cell; convert it to str, a number or a date first",
+      "Cannot write 'refused.xlsx': sheet 'Sheet1', cell B1: set values cannot be written to a cell; convert it to str, a number or a date first",
       false,
     ]);
-    expect(error('2**60')).toEqual([
-      `Cannot write 'refused.xlsx': sheet 'Sheet1', cell B1: the integer ${2n ** 60n} has more digits than an Excel number keeps; write it as str() to keep them`,
+    expect(error('object()')).toEqual([
+      "Cannot write 'refused.xlsx': sheet 'Sheet1', cell B1: object values cannot be written to a cell; convert it to str, a number or a date first",
+      false,
+    ]);
+    expect(error("[1, 2]")).toEqual([
+      'Cannot write \'refused.xlsx\': cannot write [1,2] (sheet "Sheet1", cell B1): a cell holds one value; convert it to str first',
       false,
     ]);
     expect(py("try:\n    write_excel('t.ods', [[datetime.time(1, 2)]])\n    out = 'no error'\nexcept SpreadsheetError as e:\n    out = str(e)")).toBe(

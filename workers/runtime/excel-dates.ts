@@ -65,10 +65,8 @@ function isoWallClock(utc: number): string {
   return new Date(utc).toISOString().replace(/(\.000)?Z$/, '');
 }
 
-/** The serial of a wall-clock date and time (ISO text without a zone), the inverse of serialToDate. */
-export function dateToSerial(iso: string, date1904: boolean): number {
-  const utc = Date.parse(`${iso}Z`);
-  if (Number.isNaN(utc)) throw new RangeError(`not a date: ${iso}`);
+/** The serial of a wall-clock date and time (ms since 1970 read as UTC), the inverse of serialToDate. */
+export function dateToSerial(utc: number, date1904: boolean): number {
   const ms = ((utc % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY;
   let day = Math.round((utc - ms - (date1904 ? EPOCH_1904 : EPOCH_1900)) / MS_PER_DAY);
   if (!date1904 && day > 0 && day <= 60) day -= 1;

@@ -3,6 +3,7 @@ import { unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
 import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
 import { TOKEN, wholeText } from './xlsx-text';
+import { sheetNameProblem, writeXlsx, type Special, type XlsxParts } from './xlsx-writer';
 
 /**
  * Largest sheet (rows × columns of its used range) read or written. A sheet this size
@@ -126,13 +127,30 @@ function wallClock(date: Date): string {
   return date.toISOString().replace(/(\.000)?Z$/, '');
 }
 
+/** Whether toCell gives a value (not null) for this cell, without converting it. */
+function holdsValue(cell: XLSX.CellObject | undefined): boolean {
+  if (!cell) return false;
+  switch (cell.t) {
+    case 'n':
+      return Number.isFinite(cell.v);
+    case 'd':
+      return cell.v instanceof Date;
+    case 's':
+    case 'b':
+    case 'e':
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** The used range of a dense sheet: the smallest rectangle holding every non-empty cell. */
 function readSheet(name: string, sheet: XLSX.WorkSheet, reading: Reading): Sheet {
   const data = (sheet as XLSX.DenseWorkSheet)['!data'] ?? [];
   let top = Infinity, left = Infinity, bottom = -1, right = -1;
   data.forEach((row, r) => {
     row?.forEach((cell, c) => {
-      if (toCell(cell, reading) === null) return;
+      if (!holdsValue(cell)) return;
       top = Math.min(top, r);
       bottom = Math.max(bottom, r);
       left = Math.min(left, c);
@@ -182,6 +200,8 @@ export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
     nodim: true,
     cellFormula: false,
     cellHTML: false,
+    // No formatted text (cell.w): formatting every cell costs about a quarter of a parse.
+    cellText: false,
     cellStyles: false,
     bookVBA: false,
   };
@@ -208,14 +228,6 @@ export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
   return workbook.SheetNames.map((name) => readSheet(name, workbook.Sheets[name], reading));
 }
 
-/** A cell to write: a value, and for dates, times and durations the number format that says so. */
-interface Written {
-  value: unknown;
-  format?: string;
-  /** An error cell's code. */
-  error?: string;
-}
-
 /** Excel's error codes as BIFF numbers them, which is how SheetJS holds an error cell's value. */
 const ERROR_CODES: Record<string, number> = {
   '#NULL!': 0x00,
@@ -231,67 +243,80 @@ const ERROR_CODES: Record<string, number> = {
 const withMs = (ms: number, format: string) => (ms % 1000 === 0 ? format : `${format}.000`);
 
 /**
- * A cell as SheetJS writes it. In .xlsx a date, time or duration is its serial under a
- * format that Excel and openpyxl read back as the same type; midnight shows as a date,
- * as pandas writes it. SheetJS's ODS writer keeps dates in its own date style and has no
- * time-of-day or duration cells, so those are refused there.
+ * A date, time, duration or error cell as the .xlsx writer takes it: a date, time or
+ * duration is its serial under a format that Excel and openpyxl read back as the same type;
+ * midnight shows as a date, as pandas writes it.
  */
-function toWritten(cell: Cell, bookType: WritableBookType, where: () => string): Written {
-  if (cell === null || typeof cell !== 'object') return { value: cell };
+function toSpecial(cell: Exclude<Cell, null | number | string | boolean>, sheet: string, r: number, c: number): Special {
   if ('date' in cell) {
-    if (bookType === 'ods') return { value: new Date(`${cell.date}Z`) };
-    const ms = Date.parse(`${cell.date}Z`) % 1000;
-    const format = cell.date.endsWith('T00:00:00') ? 'yyyy-mm-dd' : withMs(ms, 'yyyy-mm-dd hh:mm:ss');
-    return { value: dateToSerial(cell.date, false), format };
+    const utc = Date.parse(`${cell.date}Z`);
+    if (!Number.isNaN(utc)) {
+      const format = cell.date.endsWith('T00:00:00') ? 'yyyy-mm-dd' : withMs(utc % 1000, 'yyyy-mm-dd hh:mm:ss');
+      return { serial: dateToSerial(utc, false), format };
+    }
+  } else if ('time' in cell) {
+    return { serial: msToSerial(cell.time), format: withMs(cell.time, 'hh:mm:ss') };
+  } else if ('duration' in cell) {
+    return { serial: msToSerial(cell.duration), format: withMs(Math.abs(cell.duration), '[h]:mm:ss') };
+  } else if ('error' in cell && cell.error in ERROR_CODES) {
+    return cell;
   }
-  if ('time' in cell || 'duration' in cell) {
-    const kind = 'time' in cell ? 'a time of day' : 'a duration';
-    if (bookType === 'ods') throw new SpreadsheetError(`cannot write ${kind} to .ods (${where()}); use .xlsx, or write it as text`);
-    if ('time' in cell) return { value: msToSerial(cell.time), format: withMs(cell.time, 'hh:mm:ss') };
-    return { value: msToSerial(cell.duration), format: withMs(Math.abs(cell.duration), '[h]:mm:ss') };
-  }
-  if ('error' in cell && cell.error in ERROR_CODES) return { value: null, error: cell.error };
-  throw new SpreadsheetError(`cannot write ${JSON.stringify(cell)} (${where()})`);
+  const where = `sheet "${sheet}", cell ${XLSX.utils.encode_cell({ r, c })}`;
+  throw new SpreadsheetError(`cannot write ${JSON.stringify(cell)} (${where}): a cell holds one value; convert it to str first`);
 }
 
-/** Writes sheets to xlsx or ods bytes. Strings that look like formulas stay plain strings. */
-export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint8Array {
-  if (sheets.length === 0) throw new SpreadsheetError('there is no sheet to write');
+/**
+ * A cell as SheetJS's ODS writer takes it. It keeps dates in its own date style and has no
+ * time-of-day or duration cells, so those are refused.
+ */
+function toOdsCell(cell: Cell, where: () => string): XLSX.CellObject | null {
+  if (cell === null) return null;
+  if (typeof cell === 'number') return { t: 'n', v: cell };
+  if (typeof cell === 'string') return { t: 's', v: cell };
+  if (typeof cell === 'boolean') return { t: 'b', v: cell };
+  if ('date' in cell) return { t: 'd', v: new Date(`${cell.date}Z`) };
+  if ('error' in cell && cell.error in ERROR_CODES) return { t: 'e', v: ERROR_CODES[cell.error], w: cell.error };
+  const kind = 'time' in cell ? 'a time of day' : 'duration' in cell ? 'a duration' : JSON.stringify(cell);
+  throw new SpreadsheetError(`cannot write ${kind} to .ods (${where()}); use .xlsx, or write it as text`);
+}
+
+function writeOds(sheets: Sheet[]): Uint8Array {
   const workbook = XLSX.utils.book_new();
+  for (const { name, rows } of sheets) {
+    const data = rows.map((row, r) => row.map((cell, c) => toOdsCell(cell, () => `sheet "${name}", cell ${XLSX.utils.encode_cell({ r, c })}`)));
+    const width = Math.max(0, ...rows.map((row) => row.length));
+    const sheet: XLSX.DenseWorkSheet = { '!data': data as XLSX.CellObject[][] };
+    if (rows.length && width) sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: width - 1 } });
+    XLSX.utils.book_append_sheet(workbook, sheet, name);
+  }
+  return new Uint8Array(XLSX.write(workbook, { type: 'array', bookType: 'ods', compression: true }) as ArrayBuffer);
+}
+
+/**
+ * Writes sheets as ods bytes, or as the parts of an xlsx package for the caller to zip.
+ * Strings that look like formulas stay plain strings.
+ */
+export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint8Array | XlsxParts {
+  if (sheets.length === 0) throw new SpreadsheetError('there is no sheet to write');
+  const taken = new Set<string>();
   for (const { name, rows } of sheets) {
     const cells = rows.reduce((n, row) => n + row.length, 0);
     if (cells > MAX_CELLS) {
       throw new SpreadsheetError(`sheet "${name}" has ${cells.toLocaleString('en')} cells, more than the ${MAX_CELLS.toLocaleString('en')} this writer accepts`);
     }
-    const special: { r: number; c: number; written: Written }[] = [];
-    const values = rows.map((row, r) =>
-      row.map((cell, c) => {
-        const written = toWritten(cell, bookType, () => `sheet "${name}", cell ${XLSX.utils.encode_cell({ r, c })}`);
-        if (written.format || written.error) special.push({ r, c, written });
-        return written.value;
-      }),
-    );
-    // UTC: the ODS Dates above carry the wall-clock value in their UTC fields.
-    const sheet = XLSX.utils.aoa_to_sheet(values, { cellDates: true, UTC: true });
-    for (const { r, c, written } of special) {
-      const address = XLSX.utils.encode_cell({ r, c });
-      if (written.error) sheet[address] = { t: 'e', v: ERROR_CODES[written.error], w: written.error };
-      else sheet[address].z = written.format;
-    }
-    try {
-      XLSX.utils.book_append_sheet(workbook, sheet, name);
-    } catch (e) {
-      throw new SpreadsheetError(`cannot name a sheet "${name}": ${describe(e)}`);
-    }
+    const problem = sheetNameProblem(name, taken);
+    if (problem) throw new SpreadsheetError(`cannot name a sheet "${name}": ${problem}`);
+    taken.add(name.toLowerCase());
   }
-  return new Uint8Array(XLSX.write(workbook, { type: 'array', bookType, compression: true }) as ArrayBuffer);
+  if (bookType === 'ods') return writeOds(sheets);
+  return writeXlsx(sheets, toSpecial);
 }
 
 /** The `pytabs_sheetjs` module Python imports: JSON in and out, bytes as Uint8Array. */
 function bridge() {
   return {
     read_workbook: (data: Uint8Array, fileName: string): string => JSON.stringify(readWorkbook(data, fileName)),
-    write_workbook: (sheetsJson: string, bookType: string): Uint8Array => {
+    write_workbook: (sheetsJson: string, bookType: string): Uint8Array | XlsxParts => {
       if (bookType !== 'xlsx' && bookType !== 'ods') throw new SpreadsheetError(`cannot write the .${bookType} format`);
       return writeWorkbook(JSON.parse(sheetsJson) as Sheet[], bookType);
     },
