@@ -244,6 +244,18 @@ out = None
     expect(py("out = [[typed(v) for v in r.values()] for r in read_excel('written.xlsx', 0, header=None)]")).toEqual(back);
   });
 
+  it('text comes back whole: markup characters, spaces, emoji, tabs, line breaks, escapes and carriage returns', () => {
+    const texts = ['a & b <c> "q"', '  spaced  ', 'emoji 😀 東京', 'tab\there', 'line\nbreak', 'literal _x000D_ text', 'bell \u0007'];
+    py(`texts = ${JSON.stringify(texts)}\nwrite_excel('text.xlsx', {'R&D <1>': [[t] for t in texts] + [['cr\\r\\nlf']]})\nout = None`);
+    const file = path.join(dir, 'text.xlsx');
+    writeFileSync(file, pyodide.FS.readFile('/home/pyodide/text.xlsx'));
+    const [sheet] = referee('read', file)['text.xlsx'].sheets;
+    expect(sheet.name).toBe('R&D <1>');
+    // openpyxl 3.0 leaves _xHHHH_ escapes as they are written: a carriage return and a bell read as their escapes there.
+    expect(sheet.rows.map(([t]) => t)).toEqual([...texts.slice(0, 6), 'bell _x0007_', 'cr_x000D_\nlf']);
+    expect(py("out = [r[0] for r in read_excel('text.xlsx', 0, header=None)]")).toEqual([...texts, 'cr\r\nlf']);
+  });
+
   it('refuses what no cell can hold, naming the cell, and writes nothing', () => {
     const error = (value: string) =>
       py(`import os\ntry:\n    write_excel('refused.xlsx', [['ok', ${value}]])\n    out = 'no error'\nexcept SpreadsheetError as e:\n    out = [str(e), os.path.exists('refused.xlsx')]`);
