@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import * as XLSX from 'xlsx';
-import { openApp } from './app';
+import { FIRST_RUN, openApp, reply, send } from './app';
 
 // read_excel / write_excel in the built app: real .xlsx bytes made by SheetJS here,
 // two sessions each with its own data.xlsx, and a workbook Python writes.
@@ -81,4 +81,18 @@ test('a broken workbook gives a clear error and the session and its files are un
   expect(out.bad.error?.evalue).toMatch(/^Cannot read 'bad.xlsx': the file is damaged/);
   expect(out.after.result?.['text/plain']).toBe('7');
   expect(out.files).toEqual(['bad.xlsx', 'good.xlsx']);
+});
+
+test('a large read shows its progress in the reply and stops on Stop; the session keeps what it had', async ({ page }) => {
+  test.setTimeout(180_000);
+  await openApp(page);
+  // About 60 MB of sheet XML, written by the session itself: seconds of parsing on two cores.
+  await send(page, "kept = 42\nwrite_excel('big.xlsx', [[i, f'name {i}', i / 3, f'city {i % 97}'] * 2 for i in range(160_000)])\nprint('written')");
+  await expect(reply(page, 1)).toContainText('written', FIRST_RUN);
+  await send(page, "rows = read_excel('big.xlsx', 0)");
+  await expect(reply(page, 2)).toContainText(/Reading big\.xlsx: parsing \d+ MB of XML…/, { timeout: 30_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped after', { timeout: 30_000 });
+  await send(page, "'rows' in globals(), kept");
+  await expect(reply(page, 3)).toContainText('(False, 42)', FIRST_RUN);
 });

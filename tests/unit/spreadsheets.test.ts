@@ -3,12 +3,14 @@ import { loadPyodide, type PyodideInterface } from 'pyodide';
 import { strToU8, zipSync, unzipSync, strFromU8 } from 'fflate';
 import * as XLSX from 'xlsx';
 import { installRuntimeFiles } from '../../workers/runtime/python-files';
-import { installSpreadsheets, MAX_CELLS } from '../../workers/runtime/spreadsheets';
+import { installSpreadsheets, MAX_CELLS, type ReadWatch } from '../../workers/runtime/spreadsheets';
 
 // read_excel / write_excel on real Pyodide with the real SheetJS bridge, on .xlsx bytes
 // that SheetJS itself wrote (and a few crafted by hand to be broken or hostile).
 
 let pyodide: PyodideInterface;
+/** What the session would see of a read: its steps, and whether Stop was pressed. */
+let watch: ReadWatch = { progress: () => undefined, stopRequested: () => false };
 
 function xlsx(sheets: Record<string, unknown[][]>, bookType: XLSX.BookType = 'xlsx'): Uint8Array {
   const wb = XLSX.utils.book_new();
@@ -45,7 +47,7 @@ function spreadsheetError(statement: string): string {
 beforeAll(async () => {
   pyodide = await loadPyodide();
   installRuntimeFiles(pyodide);
-  installSpreadsheets(pyodide);
+  installSpreadsheets(pyodide, { progress: (text) => watch.progress(text), stopRequested: () => watch.stopRequested() });
   pyodide.runPython("import os; os.chdir('/home/pyodide')");
 });
 
@@ -177,6 +179,26 @@ out = {
     );
     put('deep.xlsx', deep);
     expect(py("out = read_excel('deep.xlsx', 0)")).toEqual([{ a: 1 }]);
+  });
+});
+
+describe('a large read', () => {
+  it('shows its steps, and stops between them as KeyboardInterrupt when the person asks', () => {
+    // About 12 MB of sheet XML: over the size from which a read shows its steps.
+    py("write_excel('large.xlsx', [{'id': i, 'name': f'row {i}', 'x': i / 3} for i in range(60_000)])\nout = None");
+    const steps: string[] = [];
+    watch = { progress: (text) => steps.push(text), stopRequested: () => false };
+    expect(py("out = len(read_excel('large.xlsx', 0))")).toBe(60_000);
+    expect(steps).toEqual([expect.stringMatching(/^Reading large\.xlsx: parsing \d+ MB of XML…$/), 'Reading large.xlsx: sheet "Sheet1", 60,001 rows…']);
+    // Stop pressed while SheetJS parses: the read ends at its next step.
+    watch = { progress: (text) => steps.push(text), stopRequested: () => steps.length > 2 };
+    expect(py("try:\n    read_excel('large.xlsx', 0)\n    out = 'read'\nexcept KeyboardInterrupt:\n    out = 'stopped'")).toBe('stopped');
+    expect(steps).toHaveLength(3);
+    // A small read shows nothing.
+    watch = { progress: (text) => steps.push(text), stopRequested: () => false };
+    put('small.xlsx', xlsx({ S: [['a'], [1]] }));
+    py("out = read_excel('small.xlsx')");
+    expect(steps).toHaveLength(3);
   });
 });
 

@@ -69,7 +69,7 @@ function isEncryptedPackage(data: Uint8Array): boolean {
 const PASSWORD_PROTECTED = 'it is password-protected; save a copy without a password and use that';
 
 /** Reads the zip's central directory only, so a zip bomb is refused before anything is inflated. */
-function checkZipSize(data: Uint8Array): void {
+function checkZipSize(data: Uint8Array): number {
   let total = 0;
   try {
     unzipSync(data, {
@@ -85,6 +85,28 @@ function checkZipSize(data: Uint8Array): void {
     throw new SpreadsheetError(
       `it unpacks to ${Math.round(total / 2 ** 20)} MB, more than the ${MAX_UNZIPPED_BYTES / 2 ** 20} MB this reader accepts`,
     );
+  }
+  return total;
+}
+
+/** What a read tells its session while it works, and asks it. */
+export interface ReadWatch {
+  /** Shows a step of a long read in the run's reply. */
+  progress(text: string): void;
+  /** True once the person asked to stop the run. */
+  stopRequested(): boolean;
+}
+
+const QUIET: ReadWatch = { progress: () => undefined, stopRequested: () => false };
+
+/** Reads that unpack to more than this show their steps (a second or more of work here). */
+const LARGE_READ_BYTES = 8 * 2 ** 20;
+
+/** Thrown between the steps of a read when the person stopped the run; Python raises KeyboardInterrupt. */
+export class ReadStopped extends Error {
+  constructor() {
+    super('the read was stopped');
+    this.name = 'ReadStopped';
   }
 }
 
@@ -189,8 +211,13 @@ function describe(e: unknown): string {
  * or empty when none was saved. Declared dimensions are ignored (`nodim`): the sheet is
  * what its cells span, so a file claiming A1:XFD1048576 cannot make the reader loop over it.
  */
-export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
+export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatch = QUIET): Sheet[] {
   const ext = extension(fileName);
+  const step = (text: string | null) => {
+    if (watch.stopRequested()) throw new ReadStopped();
+    if (text !== null) watch.progress(`Reading ${fileName}: ${text}`);
+  };
+  let large = false;
   const options: XLSX.ParsingOptions = {
     // Serials and their number formats, not SheetJS's Dates: the format decides between a
     // date, a time of day and a duration (excel-dates.ts).
@@ -212,20 +239,29 @@ export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
       // SheetJS reads a byte array as Latin-1 unless told otherwise; CSV files are UTF-8.
       workbook = XLSX.read(new TextDecoder().decode(data), { ...options, type: 'string' });
     } else {
-      if (isZip(data)) checkZipSize(data);
-      else if (isCompoundFile(data) && isEncryptedPackage(data)) throw new SpreadsheetError(PASSWORD_PROTECTED);
+      if (isZip(data)) {
+        const unpacked = checkZipSize(data);
+        large = unpacked > LARGE_READ_BYTES;
+        if (large) step(`parsing ${Math.round(unpacked / 2 ** 20)} MB of XML…`);
+      } else if (isCompoundFile(data) && isEncryptedPackage(data)) throw new SpreadsheetError(PASSWORD_PROTECTED);
       else if (ZIP_FORMATS.has(ext) && !isCompoundFile(data)) {
         throw new SpreadsheetError(`it is not a valid .${ext} file (the content is not a zip archive)`);
       }
       if (isZip(data)) ({ data, strings } = wholeText(data));
+      step(null);
       workbook = XLSX.read(data, { ...options, type: 'array' });
     }
   } catch (e) {
-    if (e instanceof SpreadsheetError) throw e;
+    if (e instanceof SpreadsheetError || e instanceof ReadStopped) throw e;
     throw new SpreadsheetError(describe(e));
   }
   const reading: Reading = { date1904: Boolean(workbook.Workbook?.WBProps?.date1904), strings };
-  return workbook.SheetNames.map((name) => readSheet(name, workbook.Sheets[name], reading));
+  return workbook.SheetNames.map((name) => {
+    const sheet = workbook.Sheets[name];
+    const rows = (sheet as XLSX.DenseWorkSheet)['!data']?.length ?? 0;
+    step(large ? `sheet "${name}", ${rows.toLocaleString('en')} rows…` : null);
+    return readSheet(name, sheet, reading);
+  });
 }
 
 /** Excel's error codes as BIFF numbers them, which is how SheetJS holds an error cell's value. */
@@ -313,9 +349,13 @@ export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint
 }
 
 /** The `pytabs_sheetjs` module Python imports: JSON in and out, bytes as Uint8Array. */
-function bridge() {
+function bridge(watch: ReadWatch) {
   return {
-    read_workbook: (data: Uint8Array, fileName: string): string => JSON.stringify(readWorkbook(data, fileName)),
+    read_workbook: (data: Uint8Array, fileName: string): string => {
+      const sheets = readWorkbook(data, fileName, watch);
+      if (watch.stopRequested()) throw new ReadStopped();
+      return JSON.stringify(sheets);
+    },
     write_workbook: (sheetsJson: string, bookType: string): Uint8Array | XlsxParts => {
       if (bookType !== 'xlsx' && bookType !== 'ods') throw new SpreadsheetError(`cannot write the .${bookType} format`);
       return writeWorkbook(JSON.parse(sheetsJson) as Sheet[], bookType);
@@ -324,7 +364,7 @@ function bridge() {
 }
 
 /** Registers the SheetJS bridge and installs read_excel/write_excel (and the pandas hook) into builtins. */
-export function installSpreadsheets(pyodide: PyodideInterface): void {
-  pyodide.registerJsModule('pytabs_sheetjs', bridge());
+export function installSpreadsheets(pyodide: PyodideInterface, watch: ReadWatch = QUIET): void {
+  pyodide.registerJsModule('pytabs_sheetjs', bridge(watch));
   pyodide.pyimport('pytabs.spreadsheets').install();
 }

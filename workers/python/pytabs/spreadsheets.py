@@ -108,6 +108,8 @@ def _load_sheets(data: bytes, name: str) -> dict[str, _Sheet]:
     try:
         text = _sheetjs().read_workbook(to_js(data), name)
     except JsException as e:
+        if e.name == 'ReadStopped':  # the person pressed Stop during the read
+            raise KeyboardInterrupt from None
         raise SpreadsheetError(f'Cannot read {name!r}: {e.message}') from None
     return {sheet['name']: _Sheet(sheet['rows'], sheet.get('left', 0)) for sheet in json.loads(text, object_hook=_cell_hook)}
 
