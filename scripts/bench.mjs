@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,net,gzip,engines] [-- --engines firefox,webkit] [-- --json FILE]`:
+// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,xlsx,net,gzip,engines] [-- --engines firefox,webkit] [-- --json FILE]`:
 // builds the app, serves it cross-origin isolated, drives Debian's headless Chromium through
 // `window.pytabs`, and prints every row of the performance table as a ratio against a
 // baseline measured in the same run (bare Pyodide for most). `--only` picks groups of rows:
 // `local` (S1-W1, M1 on localhost), `grade` (G1: 30 hand-ins graded in a pool of workers
-// against one graded alone), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
+// against one graded alone), `xlsx` (X1-X3: a 100,000-row workbook read and written in a
+// session against openpyxl in Debian's CPython), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
 // WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks
 // some of them); `--dist`
@@ -21,6 +22,7 @@ import { gradingRows } from './bench/grading.mjs';
 import { rendererMemory } from './bench/memory.mjs';
 import { appFirstVisit, appIdleVisit, bareFirstVisit, LINKS } from './bench/network.mjs';
 import { serve } from './bench/server.mjs';
+import { spreadsheetRows } from './bench/spreadsheets.mjs';
 import { startRows } from './bench/starts.mjs';
 import { ENGINES, engineMissing, launchEngine } from './engines.mjs';
 
@@ -29,7 +31,7 @@ const argv = process.argv.slice(2);
 const args = new Set(argv);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const QUICK = args.has('--quick');
-const GROUPS = new Set((option('--only') ?? 'local,grade,net,gzip,engines').split(','));
+const GROUPS = new Set((option('--only') ?? 'local,grade,xlsx,net,gzip,engines').split(','));
 /** Repetitions of every measurement; the table shows medians. */
 const REPS = QUICK ? 2 : 5;
 const ROUND_TRIPS = QUICK ? 15 : 40;
@@ -443,6 +445,7 @@ async function main() {
   try {
     if (GROUPS.has('local')) parts.push(await localRows(browser, server.origin));
     if (GROUPS.has('grade')) parts.push(await gradingRows(browser, server.origin, { reps: QUICK ? 2 : 3, openApp, median, log }));
+    if (GROUPS.has('xlsx')) parts.push(await spreadsheetRows(browser, server.origin, { reps: QUICK ? 1 : 3, openApp, median, log, limits: BENCH_LIMITS }));
     if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
     if (GROUPS.has('engines')) parts.push(await engineRows({ plain: plainServer, headers: server }));
