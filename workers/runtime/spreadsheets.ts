@@ -170,15 +170,20 @@ function holdsValue(cell: XLSX.CellObject | undefined): boolean {
 function readSheet(name: string, sheet: XLSX.WorkSheet, reading: Reading): Sheet {
   const data = (sheet as XLSX.DenseWorkSheet)['!data'] ?? [];
   let top = Infinity, left = Infinity, bottom = -1, right = -1;
-  data.forEach((row, r) => {
-    row?.forEach((cell, c) => {
-      if (!holdsValue(cell)) return;
-      top = Math.min(top, r);
-      bottom = Math.max(bottom, r);
-      left = Math.min(left, c);
-      right = Math.max(right, c);
-    });
-  });
+  // Each row from both ends: a full row costs two checks, not one per cell.
+  for (let r = 0; r < data.length; r++) {
+    const row = data[r];
+    if (!row) continue;
+    let first = 0;
+    while (first < row.length && !holdsValue(row[first])) first++;
+    if (first === row.length) continue;
+    let last = row.length - 1;
+    while (!holdsValue(row[last])) last--;
+    if (top === Infinity) top = r;
+    bottom = r;
+    left = Math.min(left, first);
+    right = Math.max(right, last);
+  }
   if (bottom < 0) return { name, rows: [], left: 0 };
   const height = bottom - top + 1;
   const width = right - left + 1;

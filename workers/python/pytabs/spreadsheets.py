@@ -204,7 +204,11 @@ def _shape(
         if len(names) != len(columns):
             raise ValueError(f'names has {len(names)} names for {len(columns)} columns: {columns}')
         columns = names
-    records = [dict(zip(columns, [row[p] if p < len(row) else None for p in positions])) for row in rows]
+    if positions == list(range(width)):
+        # Every row is as wide as the sheet (the bridge pads them): zip them as they are.
+        records = [dict(zip(columns, row)) for row in rows]
+    else:
+        records = [dict(zip(columns, [row[p] if p < len(row) else None for p in positions])) for row in rows]
     return SheetRows(records, columns)
 
 
