@@ -95,7 +95,17 @@ async function inFreshSession(browser, origin, bytes, { openApp, limits }, work)
       [id, Buffer.from(bytes).toString('base64')],
     );
     await timed(page, id, '1');
-    await page.waitForTimeout(1000);
+    // A first visit goes on working for a while (the app installs for offline use, its start
+    // snapshot is kept, a spare worker starts): measure once that is done, as on any later visit.
+    await page.evaluate(async () => {
+      const deadline = performance.now() + 120_000;
+      const kept = async () => (await (await caches.open('pytabs-start-snapshot')).keys()).length > 0;
+      while (!(navigator.serviceWorker.controller && (await kept()))) {
+        if (performance.now() > deadline) throw new Error('the app was not installed for offline use, or its start snapshot not kept, in 2 minutes');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
+    await page.waitForTimeout(2000);
     return await work(page, id);
   } finally {
     await context.close();
