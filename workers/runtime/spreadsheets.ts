@@ -325,7 +325,7 @@ function writeOds(sheets: Sheet[]): Uint8Array {
   const workbook = XLSX.utils.book_new();
   for (const { name, rows } of sheets) {
     const data = rows.map((row, r) => row.map((cell, c) => toOdsCell(cell, () => `sheet "${name}", cell ${XLSX.utils.encode_cell({ r, c })}`)));
-    const width = Math.max(0, ...rows.map((row) => row.length));
+    const width = rows.reduce((widest, row) => Math.max(widest, row.length), 0);
     const sheet: XLSX.DenseWorkSheet = { '!data': data as XLSX.CellObject[][] };
     if (rows.length && width) sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: width - 1 } });
     XLSX.utils.book_append_sheet(workbook, sheet, name);
