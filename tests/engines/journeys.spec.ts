@@ -180,6 +180,20 @@ test('.xlsx read and written: a workbook in, a workbook out that SheetJS reads b
   expect(XLSX.utils.sheet_to_json(written.Sheets.Totals)).toEqual([{ items: 2, total: 7 }]);
 });
 
+test('a large .xlsx read shows its progress and stops on Stop; the session keeps what it had', ANY_HOST, async ({ person, host }) => {
+  test.setTimeout(240_000);
+  await person.open(host.url);
+  // About 60 MB of sheet XML, written by the session itself: seconds of parsing in any engine.
+  await person.send("kept = 42\nwrite_excel('big.xlsx', [[i, f'name {i}', i / 3, f'city {i % 97}'] * 2 for i in range(160_000)])\nprint('written')");
+  await person.expectText(person.reply(1), 'written', FIRST_RUN);
+  await person.send("rows = read_excel('big.xlsx', 0)");
+  await person.expectText(person.reply(2), 'Reading big.xlsx: parsing');
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(2), 'Stopped after', 60_000);
+  await person.send("'rows' in globals(), kept");
+  await person.expectText(person.reply(3), '(False, 42)', FIRST_RUN);
+});
+
 test('Stop on an endless loop ends the run and keeps the session', async ({ person, host, engineName, hostHeaders }) => {
   await person.open(host.url);
   await person.send('x = 5');
