@@ -1,4 +1,8 @@
 import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { FIRST_RUN, openApp, reply, send } from './app';
 
@@ -95,4 +99,22 @@ test('a large read shows its progress in the reply and stops on Stop; the sessio
   await expect(reply(page, 2)).toContainText('Stopped after', { timeout: 30_000 });
   await send(page, "'rows' in globals(), kept");
   await expect(reply(page, 3)).toContainText('(False, 42)', FIRST_RUN);
+});
+
+test("the Files panel previews rich text, inline strings and emoji whole, as read_excel reads them", async ({ page }) => {
+  // The spreadsheet tests' corpus, made by Debian's openpyxl (tests/unit/referee).
+  const dir = mkdtempSync(path.join(tmpdir(), 'pytabs-xlsx-'));
+  const run = spawnSync('/usr/bin/python3', [path.join(import.meta.dirname, '../unit/referee/xlsx_corpus.py'), 'make', dir], { encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const strings = readFileSync(path.join(dir, 'strings.xlsx'));
+  rmSync(dir, { recursive: true, force: true });
+  await openApp(page);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload files' }).click();
+  await (await chooser).setFiles([{ name: 'strings.xlsx', mimeType: 'application/octet-stream', buffer: strings }]);
+  await page.getByRole('region', { name: 'Files', exact: true }).getByRole('button', { name: 'Preview strings.xlsx' }).click();
+  const table = page.getByRole('region', { name: 'Contents of strings.xlsx' }).getByRole('table', { name: 'Sheet Strings' });
+  await expect(table.getByRole('row', { name: /^plain then rich/ }).getByRole('cell')).toHaveText(['plain then rich', 'tvalrval1rval2']);
+  await expect(table.getByRole('row', { name: /inline plain then rich/ }).getByRole('cell')).toHaveText(['inline plain then rich', 'head tail']);
+  await expect(table.getByRole('row', { name: /rich only/ }).getByRole('cell')).toHaveText(['rich only', 'ARREST BOOKINGS for MARCH']);
 });

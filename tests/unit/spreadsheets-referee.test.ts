@@ -127,7 +127,7 @@ out = [repr(value), str(value), isinstance(value, ExcelError), value == ExcelErr
   });
 
   it('needs its own text pass: plain SheetJS cuts rich text, drops escaped carriage returns and mangles emoji references', () => {
-    // If a SheetJS upgrade makes this fail, workers/runtime/xlsx-text.ts may be no longer needed.
+    // If a SheetJS upgrade makes this fail, src/lib/workspace/xlsx-text.ts may be no longer needed.
     const plain = (file: string) =>
       XLSX.utils.sheet_to_json<unknown[]>(XLSX.read(readFileSync(path.join(dir, file))).Sheets[XLSX.read(readFileSync(path.join(dir, file))).SheetNames[0]], {
         header: 1,

@@ -2,7 +2,7 @@ import type { PyodideInterface } from 'pyodide';
 import { unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
 import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
-import { TOKEN, wholeText } from './xlsx-text';
+import { TOKEN, wholeText } from '../../src/lib/workspace/xlsx-text';
 import { sheetNameProblem, writeXlsx, type Special, type XlsxParts } from './xlsx-writer';
 
 /**
