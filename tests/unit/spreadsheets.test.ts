@@ -102,16 +102,14 @@ out = {
     expect(py("out = read_excel('offset.xlsx', 0)")).toEqual([{ x: 1, 'x.1': 2, 'x.2': 3 }]);
   });
 
-  it('reads .ods, .xls and UTF-8 .csv files', () => {
-    const rows = [['name', 'n'], ['Åsa', 1.25]];
+  it('reads .ods, .xls and UTF-8 .csv files, dates as datetime', () => {
+    const rows = [['name', 'n', 'when'], ['Åsa', 1.25, new Date('2024-03-01T08:30:00Z')]];
     put('d.ods', xlsx({ S: rows }, 'ods'));
     put('d.xls', xlsx({ S: rows }, 'biff8'));
-    put('d.csv', new TextEncoder().encode('name,n\nÅsa,1.25\n'));
-    expect(py("out = [read_excel(p, 0) for p in ('d.ods', 'd.xls', 'd.csv')]")).toEqual([
-      [{ name: 'Åsa', n: 1.25 }],
-      [{ name: 'Åsa', n: 1.25 }],
-      [{ name: 'Åsa', n: 1.25 }],
-    ]);
+    put('d.csv', new TextEncoder().encode('name,n,when\nÅsa,1.25,2024-03-01 08:30:00\n'));
+    const row = { name: 'Åsa', n: 1.25, when: '2024-03-01 08:30:00' };
+    expect(py("out = [read_excel(p, 0) for p in ('d.ods', 'd.xls', 'd.csv')]")).toEqual([[row], [row], [row]]);
+    expect(py("out = [type(read_excel(p, 0)[0]['when']).__name__ for p in ('d.ods', 'd.xls', 'd.csv')]")).toEqual(['datetime', 'datetime', 'datetime']);
   });
 
   it('keeps the cached value of a formula and never evaluates one', () => {
