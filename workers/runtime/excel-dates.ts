@@ -10,7 +10,7 @@ export type FormatKind = 'number' | 'date' | 'duration';
 
 const MS_PER_DAY = 86_400_000;
 
-/** The parts of a format section that are never date codes: quoted text, escaped and padding characters, [colours]/[$-409]. */
+/** The parts of a format section that are never date codes: quoted text, escaped and padding characters, brackets other than [h], [mm], [ss] ([Red], [$-409]). */
 const NOT_CODES = /"[^"]*"|\\.|[_*].|\[(?![hms]{1,2}\])[^\]]*\]/gi;
 const ELAPSED = /\[(h{1,2}|m{1,2}|s{1,2})\]/i;
 const DATE_CODES = /[dmyhs]/i;
@@ -22,7 +22,7 @@ export function formatKind(format: string | undefined): FormatKind {
   if (!format || format === 'General') return 'number';
   let kind = kinds.get(format);
   if (kind === undefined) {
-    const first = format.split(';')[0].replace(NOT_CODES, (part) => (ELAPSED.test(part) ? part : ''));
+    const first = format.split(';')[0].replace(NOT_CODES, '');
     kind = ELAPSED.test(first) ? 'duration' : DATE_CODES.test(first) ? 'date' : 'number';
     kinds.set(format, kind);
   }
