@@ -4,8 +4,8 @@
     python3 xlsx_corpus.py read FILE... prints what openpyxl reads from these files
 
 What openpyxl reads is printed as JSON in the encoding `typed` defines, the same one the
-tests use for PyTabs' values. openpyxl 3.0 cannot write rich text, inline strings, CDATA or
-a formula's cached value, so those parts are patched into the files' XML after saving.
+tests use for PyTabs' values. openpyxl 3.0 writes every string inline and cannot write rich text,
+shared strings, CDATA or a formula's cached value, so those are patched into the saved XML.
 """
 
 from __future__ import annotations
