@@ -30,17 +30,22 @@ function processTree(browserPid) {
   return tree;
 }
 
-/**
- * Proportional set size (PSS) of the browser's renderer processes, in bytes. A page's
- * dedicated workers, and the wasm memory of each Pyodide, live in its renderer process; the
- * browser, GPU and network processes are left out so their fixed cost does not dilute a ratio.
- */
-export function rendererMemory(browserPid) {
-  let total = 0;
-  for (const pid of processTree(browserPid)) {
+/** The pids of the browser's renderer processes (a page's workers live in its renderer). */
+export function rendererPids(browserPid) {
+  return processTree(browserPid).filter((pid) => {
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmdline.includes('--type=renderer')) continue;
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
+    } catch {
+      return false; // gone, or not ours to read
+    }
+  });
+}
+
+/** The proportional set size (PSS) of these processes, in bytes. */
+export function pssOf(pids) {
+  let total = 0;
+  for (const pid of pids) {
+    try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       total += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
     } catch {
@@ -48,6 +53,15 @@ export function rendererMemory(browserPid) {
     }
   }
   return total;
+}
+
+/**
+ * Proportional set size (PSS) of the browser's renderer processes, in bytes. A page's
+ * dedicated workers, and the wasm memory of each Pyodide, live in its renderer process; the
+ * browser, GPU and network processes are left out so their fixed cost does not dilute a ratio.
+ */
+export function rendererMemory(browserPid) {
+  return pssOf(rendererPids(browserPid));
 }
 
 /**

@@ -1,6 +1,10 @@
 import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import * as XLSX from 'xlsx';
-import { openApp } from './app';
+import { FIRST_RUN, openApp, reply, send } from './app';
 
 // read_excel / write_excel in the built app: real .xlsx bytes made by SheetJS here,
 // two sessions each with its own data.xlsx, and a workbook Python writes.
@@ -81,4 +85,36 @@ test('a broken workbook gives a clear error and the session and its files are un
   expect(out.bad.error?.evalue).toMatch(/^Cannot read 'bad.xlsx': the file is damaged/);
   expect(out.after.result?.['text/plain']).toBe('7');
   expect(out.files).toEqual(['bad.xlsx', 'good.xlsx']);
+});
+
+test('a large read shows its progress in the reply and stops on Stop; the session keeps what it had', async ({ page }) => {
+  test.setTimeout(180_000);
+  await openApp(page);
+  // About 60 MB of sheet XML, written by the session itself: seconds of parsing on two cores.
+  await send(page, "kept = 42\nwrite_excel('big.xlsx', [[i, f'name {i}', i / 3, f'city {i % 97}'] * 2 for i in range(160_000)])\nprint('written')");
+  await expect(reply(page, 1)).toContainText('written', FIRST_RUN);
+  await send(page, "rows = read_excel('big.xlsx', 0)");
+  await expect(reply(page, 2)).toContainText(/Reading big\.xlsx: parsing \d+ MB of XML…/, { timeout: 30_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped after', { timeout: 30_000 });
+  await send(page, "'rows' in globals(), kept");
+  await expect(reply(page, 3)).toContainText('(False, 42)', FIRST_RUN);
+});
+
+test("the Files panel previews rich text, inline strings and emoji whole, as read_excel reads them", async ({ page }) => {
+  // The spreadsheet tests' corpus, made by Debian's openpyxl (tests/unit/referee).
+  const dir = mkdtempSync(path.join(tmpdir(), 'pytabs-xlsx-'));
+  const run = spawnSync('/usr/bin/python3', [path.join(import.meta.dirname, '../unit/referee/xlsx_corpus.py'), 'make', dir], { encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const strings = readFileSync(path.join(dir, 'strings.xlsx'));
+  rmSync(dir, { recursive: true, force: true });
+  await openApp(page);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload files' }).click();
+  await (await chooser).setFiles([{ name: 'strings.xlsx', mimeType: 'application/octet-stream', buffer: strings }]);
+  await page.getByRole('region', { name: 'Files', exact: true }).getByRole('button', { name: 'Preview strings.xlsx' }).click();
+  const table = page.getByRole('region', { name: 'Contents of strings.xlsx' }).getByRole('table', { name: 'Sheet Strings' });
+  await expect(table.getByRole('row', { name: /^plain then rich/ }).getByRole('cell')).toHaveText(['plain then rich', 'tvalrval1rval2']);
+  await expect(table.getByRole('row', { name: /inline plain then rich/ }).getByRole('cell')).toHaveText(['inline plain then rich', 'head tail']);
+  await expect(table.getByRole('row', { name: /rich only/ }).getByRole('cell')).toHaveText(['rich only', 'ARREST BOOKINGS for MARCH']);
 });

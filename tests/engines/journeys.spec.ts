@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { ONE_CHECK } from '../e2e/hand-ins';
 import { runPython, startMockServer, stdoutOf, text, toolCalls } from '../mock-openai/server';
@@ -128,26 +132,66 @@ test('another page and Back: a page the back/forward cache restores reloads, and
   await person.expectText(person.reply(2), '42', FIRST_RUN);
 });
 
+/** Two workbooks of the spreadsheet tests' corpus, made by Debian's openpyxl (tests/unit/referee). */
+function refereeCorpus(): { types: Uint8Array; strings: Uint8Array } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pytabs-xlsx-'));
+  try {
+    const run = spawnSync('/usr/bin/python3', [path.join(import.meta.dirname, '../unit/referee/xlsx_corpus.py'), 'make', dir], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`the referee failed: ${run.stderr}`);
+    return { types: readFileSync(path.join(dir, 'types1900.xlsx')), strings: readFileSync(path.join(dir, 'strings.xlsx')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test('.xlsx read and written: a workbook in, a workbook out that SheetJS reads back', ANY_HOST, async ({ person, host }) => {
   const book = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['item', 'n'], ['pens', 3], ['books', 4]]), 'Data');
   const data = new Uint8Array(XLSX.write(book, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
+  const corpus = refereeCorpus();
   await person.open(host.url);
-  await person.choose('Upload files', [{ name: 'data.xlsx', data }]);
+  await person.choose('Upload files', [
+    { name: 'data.xlsx', data },
+    { name: 'types.xlsx', data: corpus.types },
+    { name: 'strings.xlsx', data: corpus.strings },
+  ]);
   await person.find({ role: 'button', name: 'Preview data.xlsx' });
+  await person.find({ role: 'button', name: 'Preview strings.xlsx' });
   await person.send(
     [
       "rows = read_excel('data.xlsx', 'Data')",
       "total = sum(r['n'] for r in rows)",
       "write_excel('out.xlsx', {'Totals': [{'items': len(rows), 'total': total}]})",
       "print('total', total)",
+      // A time of day, a duration, an error and rich text after a plain piece, as Excel means them.
+      "t = {r['kind']: r['value'] for r in read_excel('types.xlsx', 0)}",
+      "s = {r['kind']: r['value'] for r in read_excel('strings.xlsx', 0)}",
+      "print(repr(t['time ms']), repr(t['duration hh']), repr(t['error na']), s['plain then rich'])",
     ].join('\n'),
   );
   await person.expectText(person.reply(1), 'total 7', FIRST_RUN);
+  await person.expectText(
+    person.reply(1),
+    "datetime.time(8, 30, 0, 250000) datetime.timedelta(days=10, seconds=54610) ExcelError('#N/A') tvalrval1rval2",
+  );
   const out = await person.download(() => person.click({ role: 'button', name: 'Download out.xlsx' }));
   expect(out.name).toBe('out.xlsx');
   const written = XLSX.read(out.data);
   expect(XLSX.utils.sheet_to_json(written.Sheets.Totals)).toEqual([{ items: 2, total: 7 }]);
+});
+
+test('a large .xlsx read shows its progress and stops on Stop; the session keeps what it had', ANY_HOST, async ({ person, host }) => {
+  test.setTimeout(240_000);
+  await person.open(host.url);
+  // About 60 MB of sheet XML, written by the session itself: seconds of parsing in any engine.
+  await person.send("kept = 42\nwrite_excel('big.xlsx', [[i, f'name {i}', i / 3, f'city {i % 97}'] * 2 for i in range(160_000)])\nprint('written')");
+  await person.expectText(person.reply(1), 'written', FIRST_RUN);
+  await person.send("rows = read_excel('big.xlsx', 0)");
+  await person.expectText(person.reply(2), 'Reading big.xlsx: parsing');
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(2), 'Stopped after', 60_000);
+  await person.send("'rows' in globals(), kept");
+  await person.expectText(person.reply(3), '(False, 42)', FIRST_RUN);
 });
 
 test('Stop on an endless loop ends the run and keeps the session', async ({ person, host, engineName, hostHeaders }) => {

@@ -3,12 +3,14 @@ import { loadPyodide, type PyodideInterface } from 'pyodide';
 import { strToU8, zipSync, unzipSync, strFromU8 } from 'fflate';
 import * as XLSX from 'xlsx';
 import { installRuntimeFiles } from '../../workers/runtime/python-files';
-import { installSpreadsheets, MAX_CELLS } from '../../workers/runtime/spreadsheets';
+import { installSpreadsheets, MAX_CELLS, type ReadWatch } from '../../workers/runtime/spreadsheets';
 
 // read_excel / write_excel on real Pyodide with the real SheetJS bridge, on .xlsx bytes
 // that SheetJS itself wrote (and a few crafted by hand to be broken or hostile).
 
 let pyodide: PyodideInterface;
+/** What the session would see of a read: its steps, and whether Stop was pressed. */
+let watch: ReadWatch = { progress: () => undefined, stopRequested: () => false };
 
 function xlsx(sheets: Record<string, unknown[][]>, bookType: XLSX.BookType = 'xlsx'): Uint8Array {
   const wb = XLSX.utils.book_new();
@@ -45,7 +47,7 @@ function spreadsheetError(statement: string): string {
 beforeAll(async () => {
   pyodide = await loadPyodide();
   installRuntimeFiles(pyodide);
-  installSpreadsheets(pyodide);
+  installSpreadsheets(pyodide, { progress: (text) => watch.progress(text), stopRequested: () => watch.stopRequested() });
   pyodide.runPython("import os; os.chdir('/home/pyodide')");
 });
 
@@ -100,16 +102,14 @@ out = {
     expect(py("out = read_excel('offset.xlsx', 0)")).toEqual([{ x: 1, 'x.1': 2, 'x.2': 3 }]);
   });
 
-  it('reads .ods, .xls and UTF-8 .csv files', () => {
-    const rows = [['name', 'n'], ['Åsa', 1.25]];
+  it('reads .ods, .xls and UTF-8 .csv files, dates as datetime', () => {
+    const rows = [['name', 'n', 'when'], ['Åsa', 1.25, new Date('2024-03-01T08:30:00Z')]];
     put('d.ods', xlsx({ S: rows }, 'ods'));
     put('d.xls', xlsx({ S: rows }, 'biff8'));
-    put('d.csv', new TextEncoder().encode('name,n\nÅsa,1.25\n'));
-    expect(py("out = [read_excel(p, 0) for p in ('d.ods', 'd.xls', 'd.csv')]")).toEqual([
-      [{ name: 'Åsa', n: 1.25 }],
-      [{ name: 'Åsa', n: 1.25 }],
-      [{ name: 'Åsa', n: 1.25 }],
-    ]);
+    put('d.csv', new TextEncoder().encode('name,n,when\nÅsa,1.25,2024-03-01 08:30:00\n'));
+    const row = { name: 'Åsa', n: 1.25, when: '2024-03-01 08:30:00' };
+    expect(py("out = [read_excel(p, 0) for p in ('d.ods', 'd.xls', 'd.csv')]")).toEqual([[row], [row], [row]]);
+    expect(py("out = [type(read_excel(p, 0)[0]['when']).__name__ for p in ('d.ods', 'd.xls', 'd.csv')]")).toEqual(['datetime', 'datetime', 'datetime']);
   });
 
   it('keeps the cached value of a formula and never evaluates one', () => {
@@ -177,6 +177,26 @@ out = {
     );
     put('deep.xlsx', deep);
     expect(py("out = read_excel('deep.xlsx', 0)")).toEqual([{ a: 1 }]);
+  });
+});
+
+describe('a large read', () => {
+  it('shows its steps, and stops between them as KeyboardInterrupt when the person asks', () => {
+    // About 12 MB of sheet XML: over the size from which a read shows its steps.
+    py("write_excel('large.xlsx', [{'id': i, 'name': f'row {i}', 'x': i / 3} for i in range(60_000)])\nout = None");
+    const steps: string[] = [];
+    watch = { progress: (text) => steps.push(text), stopRequested: () => false };
+    expect(py("out = len(read_excel('large.xlsx', 0))")).toBe(60_000);
+    expect(steps).toEqual([expect.stringMatching(/^Reading large\.xlsx: parsing \d+ MB of XML…$/), 'Reading large.xlsx: sheet "Sheet1", 60,001 rows…']);
+    // Stop pressed while SheetJS parses: the read ends at its next step.
+    watch = { progress: (text) => steps.push(text), stopRequested: () => steps.length > 2 };
+    expect(py("try:\n    read_excel('large.xlsx', 0)\n    out = 'read'\nexcept KeyboardInterrupt:\n    out = 'stopped'")).toBe('stopped');
+    expect(steps).toHaveLength(3);
+    // A small read shows nothing.
+    watch = { progress: (text) => steps.push(text), stopRequested: () => false };
+    put('small.xlsx', xlsx({ S: [['a'], [1]] }));
+    py("out = read_excel('small.xlsx')");
+    expect(steps).toHaveLength(3);
   });
 });
 

@@ -82,7 +82,11 @@ export class WorkerSession {
     private readonly packages?: PackageLoader,
   ) {
     installRuntimeFiles(pyodide);
-    installSpreadsheets(pyodide);
+    // A long read shows its steps in the reply, and stops between them when the person asks.
+    installSpreadsheets(pyodide, {
+      progress: (text) => this.sink?.({ type: 'status', text }),
+      stopRequested: () => this.interrupt?.[0] === 2,
+    });
     this.stdout = new OutputStream('stdout', () => this.sink);
     this.stderr = new OutputStream('stderr', () => this.sink);
     pyodide.setStdout({ write: this.stdout.write });

@@ -1,6 +1,9 @@
 import type { PyodideInterface } from 'pyodide';
 import { unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
+import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
+import { TOKEN, wholeText } from '../../src/lib/workspace/xlsx-text';
+import { sheetNameProblem, writeXlsx, type Special, type XlsxParts } from './xlsx-writer';
 
 /**
  * Largest sheet (rows × columns of its used range) read or written. A sheet this size
@@ -13,16 +16,19 @@ export const MAX_CELLS = 5_000_000;
 export const MAX_UNZIPPED_BYTES = 256 * 1024 * 1024;
 
 /**
- * One cell as it crosses to Python (as JSON): empty cells are null, dates are tagged
- * so Python can turn them into datetime objects. Date strings are the cell's wall-clock
- * value without a time zone, as Excel stores it.
+ * One cell as it crosses to Python (as JSON): empty cells are null. A number whose format
+ * is a date crosses as `date` (wall-clock ISO text without a zone, as Excel stores it) or,
+ * below one day, as `time` (ms since midnight); under an elapsed format as `duration` (ms).
+ * Error cells cross as `error` with Excel's code (#DIV/0!, #N/A).
  */
-export type Cell = null | number | string | boolean | { date: string };
+export type Cell = null | number | string | boolean | DateValue | { duration: number } | { error: string };
 
 export interface Sheet {
   name: string;
   /** The sheet's used range, row by row, every row as wide as the widest. */
   rows: Cell[][];
+  /** Where the used range starts (0-based column; A is 0), so that column letters still name their columns. */
+  left?: number;
 }
 
 export type WritableBookType = 'xlsx' | 'ods';
@@ -63,7 +69,7 @@ function isEncryptedPackage(data: Uint8Array): boolean {
 const PASSWORD_PROTECTED = 'it is password-protected; save a copy without a password and use that';
 
 /** Reads the zip's central directory only, so a zip bomb is refused before anything is inflated. */
-function checkZipSize(data: Uint8Array): void {
+function checkZipSize(data: Uint8Array): number {
   let total = 0;
   try {
     unzipSync(data, {
@@ -80,54 +86,105 @@ function checkZipSize(data: Uint8Array): void {
       `it unpacks to ${Math.round(total / 2 ** 20)} MB, more than the ${MAX_UNZIPPED_BYTES / 2 ** 20} MB this reader accepts`,
     );
   }
+  return total;
 }
 
-/**
- * A date cell's value as ISO text without a zone. SheetJS gives dates whose UTC reading
- * is the cell's wall-clock value, but it truncates the serial number to whole
- * milliseconds, so 18:30:05 can come out as 18:30:04.999: within 1 ms of a whole
- * second is float noise, not data, and snaps to it.
- */
-function wallClock(date: Date): string {
-  let ms = date.getTime();
-  const second = Math.round(ms / 1000) * 1000;
-  if (Math.abs(ms - second) <= 1) ms = second;
-  return new Date(ms).toISOString().replace(/(\.000)?Z$/, '');
+/** What a read tells its session while it works, and asks it. */
+export interface ReadWatch {
+  /** Shows a step of a long read in the run's reply. */
+  progress(text: string): void;
+  /** True once the person asked to stop the run. */
+  stopRequested(): boolean;
 }
 
-function toCell(cell: XLSX.CellObject | undefined): Cell {
+const QUIET: ReadWatch = { progress: () => undefined, stopRequested: () => false };
+
+/** Reads that unpack to more than this show their steps (a second or more of work here). */
+const LARGE_READ_BYTES = 8 * 2 ** 20;
+
+/** Thrown between the steps of a read when the person stopped the run; Python raises KeyboardInterrupt. */
+export class ReadStopped extends Error {
+  constructor() {
+    super('the read was stopped');
+    this.name = 'ReadStopped';
+  }
+}
+
+/** How a parsed workbook's cells become values: its date system, and the strings its text pass mended. */
+interface Reading {
+  date1904: boolean;
+  strings: string[];
+}
+
+function toCell(cell: XLSX.CellObject | undefined, reading: Reading): Cell {
   if (!cell) return null;
   switch (cell.t) {
-    case 'n':
-      return Number.isFinite(cell.v) ? (cell.v as number) : null;
-    case 's':
-      return String(cell.v);
+    case 'n': {
+      const v = cell.v as number;
+      if (!Number.isFinite(v)) return null;
+      const kind = formatKind(cell.z as string | undefined);
+      if (kind === 'number') return v;
+      if (kind === 'duration') return { duration: serialToDuration(v) };
+      // A serial beyond the years a date can hold is an error, as openpyxl reads it.
+      return serialToDate(v, reading.date1904) ?? { error: '#VALUE!' };
+    }
+    case 's': {
+      const text = String(cell.v);
+      return text.charCodeAt(0) === 0xe000 && text.startsWith(TOKEN) ? (reading.strings[Number(text.slice(1))] ?? text) : text;
+    }
     case 'b':
       return Boolean(cell.v);
     case 'd':
+      // An ISO date written in the cell itself (t="d"), or a date of another format's reader.
       return cell.v instanceof Date ? { date: wallClock(cell.v) } : null;
     case 'e':
-      // Error cells read as their text (#DIV/0!, #N/A), as openpyxl does.
-      return cell.w ?? null;
+      return { error: cell.w ?? XLSX.utils.format_cell(cell) };
     default:
       return null;
   }
 }
 
+/** A Date whose UTC fields are the wall-clock value, as ISO text without a zone. */
+function wallClock(date: Date): string {
+  return date.toISOString().replace(/(\.000)?Z$/, '');
+}
+
+/** Whether toCell gives a value (not null) for this cell, without converting it. */
+function holdsValue(cell: XLSX.CellObject | undefined): boolean {
+  if (!cell) return false;
+  switch (cell.t) {
+    case 'n':
+      return Number.isFinite(cell.v);
+    case 'd':
+      return cell.v instanceof Date;
+    case 's':
+    case 'b':
+    case 'e':
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** The used range of a dense sheet: the smallest rectangle holding every non-empty cell. */
-function sheetRows(name: string, sheet: XLSX.WorkSheet): Cell[][] {
+function readSheet(name: string, sheet: XLSX.WorkSheet, reading: Reading): Sheet {
   const data = (sheet as XLSX.DenseWorkSheet)['!data'] ?? [];
   let top = Infinity, left = Infinity, bottom = -1, right = -1;
-  data.forEach((row, r) => {
-    row?.forEach((cell, c) => {
-      if (toCell(cell) === null) return;
-      top = Math.min(top, r);
-      bottom = Math.max(bottom, r);
-      left = Math.min(left, c);
-      right = Math.max(right, c);
-    });
-  });
-  if (bottom < 0) return [];
+  // Each row from both ends: a full row costs two checks, not one per cell.
+  for (let r = 0; r < data.length; r++) {
+    const row = data[r];
+    if (!row) continue;
+    let first = 0;
+    while (first < row.length && !holdsValue(row[first])) first++;
+    if (first === row.length) continue;
+    let last = row.length - 1;
+    while (!holdsValue(row[last])) last--;
+    if (top === Infinity) top = r;
+    bottom = r;
+    left = Math.min(left, first);
+    right = Math.max(right, last);
+  }
+  if (bottom < 0) return { name, rows: [], left: 0 };
   const height = bottom - top + 1;
   const width = right - left + 1;
   if (height * width > MAX_CELLS) {
@@ -140,10 +197,10 @@ function sheetRows(name: string, sheet: XLSX.WorkSheet): Cell[][] {
   for (let r = top; r <= bottom; r++) {
     const row = data[r];
     const out: Cell[] = new Array(width);
-    for (let c = 0; c < width; c++) out[c] = toCell(row?.[left + c]);
+    for (let c = 0; c < width; c++) out[c] = toCell(row?.[left + c], reading);
     rows.push(out);
   }
-  return rows;
+  return { name, rows, left };
 }
 
 function describe(e: unknown): string {
@@ -159,78 +216,152 @@ function describe(e: unknown): string {
  * or empty when none was saved. Declared dimensions are ignored (`nodim`): the sheet is
  * what its cells span, so a file claiming A1:XFD1048576 cannot make the reader loop over it.
  */
-export function readWorkbook(data: Uint8Array, fileName: string): Sheet[] {
+export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatch = QUIET): Sheet[] {
   const ext = extension(fileName);
+  const step = (text: string | null) => {
+    if (watch.stopRequested()) throw new ReadStopped();
+    if (text !== null) watch.progress(`Reading ${fileName}: ${text}`);
+  };
+  let large = false;
   const options: XLSX.ParsingOptions = {
-    cellDates: true,
+    // Serials and their number formats, not SheetJS's Dates: the format decides between a
+    // date, a time of day and a duration (excel-dates.ts).
+    cellDates: false,
+    cellNF: true,
     dense: true,
     nodim: true,
     cellFormula: false,
     cellHTML: false,
+    // No formatted text (cell.w): formatting every cell costs about a quarter of a parse.
+    cellText: false,
     cellStyles: false,
     bookVBA: false,
   };
   let workbook: XLSX.WorkBook;
+  let strings: string[] = [];
   try {
     if (TEXT_FORMATS.has(ext)) {
       // SheetJS reads a byte array as Latin-1 unless told otherwise; CSV files are UTF-8.
       workbook = XLSX.read(new TextDecoder().decode(data), { ...options, type: 'string' });
     } else {
-      if (isZip(data)) checkZipSize(data);
-      else if (isCompoundFile(data) && isEncryptedPackage(data)) throw new SpreadsheetError(PASSWORD_PROTECTED);
+      if (isZip(data)) {
+        const unpacked = checkZipSize(data);
+        large = unpacked > LARGE_READ_BYTES;
+        if (large) step(`parsing ${Math.round(unpacked / 2 ** 20)} MB of XML…`);
+      } else if (isCompoundFile(data) && isEncryptedPackage(data)) throw new SpreadsheetError(PASSWORD_PROTECTED);
       else if (ZIP_FORMATS.has(ext) && !isCompoundFile(data)) {
         throw new SpreadsheetError(`it is not a valid .${ext} file (the content is not a zip archive)`);
       }
+      if (isZip(data)) ({ data, strings } = wholeText(data));
+      step(null);
       workbook = XLSX.read(data, { ...options, type: 'array' });
     }
   } catch (e) {
-    if (e instanceof SpreadsheetError) throw e;
+    if (e instanceof SpreadsheetError || e instanceof ReadStopped) throw e;
     throw new SpreadsheetError(describe(e));
   }
-  return workbook.SheetNames.map((name) => ({ name, rows: sheetRows(name, workbook.Sheets[name]) }));
+  const reading: Reading = { date1904: Boolean(workbook.Workbook?.WBProps?.date1904), strings };
+  return workbook.SheetNames.map((name) => {
+    const sheet = workbook.Sheets[name];
+    const rows = (sheet as XLSX.DenseWorkSheet)['!data']?.length ?? 0;
+    step(large ? `sheet "${name}", ${rows.toLocaleString('en')} rows…` : null);
+    return readSheet(name, sheet, reading);
+  });
 }
 
-function fromCell(cell: Cell): unknown {
-  if (cell !== null && typeof cell === 'object') return new Date(`${cell.date}Z`);
-  return cell;
+/** Excel's error codes as BIFF numbers them, which is how SheetJS holds an error cell's value. */
+const ERROR_CODES: Record<string, number> = {
+  '#NULL!': 0x00,
+  '#DIV/0!': 0x07,
+  '#VALUE!': 0x0f,
+  '#REF!': 0x17,
+  '#NAME?': 0x1d,
+  '#NUM!': 0x24,
+  '#N/A': 0x2a,
+  '#GETTING_DATA': 0x2b,
+};
+
+const withMs = (ms: number, format: string) => (ms % 1000 === 0 ? format : `${format}.000`);
+
+/**
+ * A date, time, duration or error cell as the .xlsx writer takes it: a date, time or
+ * duration is its serial under a format that Excel and openpyxl read back as the same type;
+ * midnight shows as a date, as pandas writes it.
+ */
+function toSpecial(cell: Exclude<Cell, null | number | string | boolean>, sheet: string, r: number, c: number): Special {
+  if ('date' in cell) {
+    const utc = Date.parse(`${cell.date}Z`);
+    if (!Number.isNaN(utc)) {
+      const format = cell.date.endsWith('T00:00:00') ? 'yyyy-mm-dd' : withMs(utc % 1000, 'yyyy-mm-dd hh:mm:ss');
+      return { serial: dateToSerial(utc, false), format };
+    }
+  } else if ('time' in cell) {
+    return { serial: msToSerial(cell.time), format: withMs(cell.time, 'hh:mm:ss') };
+  } else if ('duration' in cell) {
+    return { serial: msToSerial(cell.duration), format: withMs(Math.abs(cell.duration), '[h]:mm:ss') };
+  } else if ('error' in cell && cell.error in ERROR_CODES) {
+    return cell;
+  }
+  const where = `sheet "${sheet}", cell ${XLSX.utils.encode_cell({ r, c })}`;
+  throw new SpreadsheetError(`cannot write ${JSON.stringify(cell)} (${where}): a cell holds one value; convert it to str first`);
 }
 
-/** Writes sheets to xlsx or ods bytes. Strings that look like formulas stay plain strings. */
-export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint8Array {
-  if (sheets.length === 0) throw new SpreadsheetError('there is no sheet to write');
+/**
+ * A cell as SheetJS's ODS writer takes it. It keeps dates in its own date style and has no
+ * time-of-day or duration cells, so those are refused.
+ */
+function toOdsCell(cell: Cell, where: () => string): XLSX.CellObject | null {
+  if (cell === null) return null;
+  if (typeof cell === 'number') return { t: 'n', v: cell };
+  if (typeof cell === 'string') return { t: 's', v: cell };
+  if (typeof cell === 'boolean') return { t: 'b', v: cell };
+  if ('date' in cell) return { t: 'd', v: new Date(`${cell.date}Z`) };
+  if ('error' in cell && cell.error in ERROR_CODES) return { t: 'e', v: ERROR_CODES[cell.error], w: cell.error };
+  const kind = 'time' in cell ? 'a time of day' : 'duration' in cell ? 'a duration' : JSON.stringify(cell);
+  throw new SpreadsheetError(`cannot write ${kind} to .ods (${where()}); use .xlsx, or write it as text`);
+}
+
+function writeOds(sheets: Sheet[]): Uint8Array {
   const workbook = XLSX.utils.book_new();
+  for (const { name, rows } of sheets) {
+    const data = rows.map((row, r) => row.map((cell, c) => toOdsCell(cell, () => `sheet "${name}", cell ${XLSX.utils.encode_cell({ r, c })}`)));
+    const width = rows.reduce((widest, row) => Math.max(widest, row.length), 0);
+    const sheet: XLSX.DenseWorkSheet = { '!data': data as XLSX.CellObject[][] };
+    if (rows.length && width) sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: width - 1 } });
+    XLSX.utils.book_append_sheet(workbook, sheet, name);
+  }
+  return new Uint8Array(XLSX.write(workbook, { type: 'array', bookType: 'ods', compression: true }) as ArrayBuffer);
+}
+
+/**
+ * Writes sheets as ods bytes, or as the parts of an xlsx package for the caller to zip.
+ * Strings that look like formulas stay plain strings.
+ */
+export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint8Array | XlsxParts {
+  if (sheets.length === 0) throw new SpreadsheetError('there is no sheet to write');
+  const taken = new Set<string>();
   for (const { name, rows } of sheets) {
     const cells = rows.reduce((n, row) => n + row.length, 0);
     if (cells > MAX_CELLS) {
       throw new SpreadsheetError(`sheet "${name}" has ${cells.toLocaleString('en')} cells, more than the ${MAX_CELLS.toLocaleString('en')} this writer accepts`);
     }
-    const values = rows.map((row) => row.map(fromCell));
-    // UTC: the Date objects above carry the wall-clock value in their UTC fields.
-    const sheet = XLSX.utils.aoa_to_sheet(values, { cellDates: true, UTC: true });
-    // Midnight shows as a date, anything else as a date and time, as pandas writes them.
-    // (SheetJS's ODS writer cannot express these formats; ODS keeps its own date style.)
-    if (bookType === 'xlsx') {
-      rows.forEach((row, r) =>
-        row.forEach((cell, c) => {
-          if (cell === null || typeof cell !== 'object') return;
-          sheet[XLSX.utils.encode_cell({ r, c })].z = cell.date.endsWith('T00:00:00') ? 'yyyy-mm-dd' : 'yyyy-mm-dd hh:mm:ss';
-        }),
-      );
-    }
-    try {
-      XLSX.utils.book_append_sheet(workbook, sheet, name);
-    } catch (e) {
-      throw new SpreadsheetError(`cannot name a sheet "${name}": ${describe(e)}`);
-    }
+    const problem = sheetNameProblem(name, taken);
+    if (problem) throw new SpreadsheetError(`cannot name a sheet "${name}": ${problem}`);
+    taken.add(name.toLowerCase());
   }
-  return new Uint8Array(XLSX.write(workbook, { type: 'array', bookType, compression: true }) as ArrayBuffer);
+  if (bookType === 'ods') return writeOds(sheets);
+  return writeXlsx(sheets, toSpecial);
 }
 
 /** The `pytabs_sheetjs` module Python imports: JSON in and out, bytes as Uint8Array. */
-function bridge() {
+function bridge(watch: ReadWatch) {
   return {
-    read_workbook: (data: Uint8Array, fileName: string): string => JSON.stringify(readWorkbook(data, fileName)),
-    write_workbook: (sheetsJson: string, bookType: string): Uint8Array => {
+    read_workbook: (data: Uint8Array, fileName: string): string => {
+      const sheets = readWorkbook(data, fileName, watch);
+      if (watch.stopRequested()) throw new ReadStopped();
+      return JSON.stringify(sheets);
+    },
+    write_workbook: (sheetsJson: string, bookType: string): Uint8Array | XlsxParts => {
       if (bookType !== 'xlsx' && bookType !== 'ods') throw new SpreadsheetError(`cannot write the .${bookType} format`);
       return writeWorkbook(JSON.parse(sheetsJson) as Sheet[], bookType);
     },
@@ -238,7 +369,7 @@ function bridge() {
 }
 
 /** Registers the SheetJS bridge and installs read_excel/write_excel (and the pandas hook) into builtins. */
-export function installSpreadsheets(pyodide: PyodideInterface): void {
-  pyodide.registerJsModule('pytabs_sheetjs', bridge());
+export function installSpreadsheets(pyodide: PyodideInterface, watch: ReadWatch = QUIET): void {
+  pyodide.registerJsModule('pytabs_sheetjs', bridge(watch));
   pyodide.pyimport('pytabs.spreadsheets').install();
 }

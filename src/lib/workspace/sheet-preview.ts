@@ -14,8 +14,15 @@ export async function previewWorkbook(data: Uint8Array, maxRows: number): Promis
     return { kind: 'none', reason: 'This workbook is too large to preview here; download it, or read it in Python with read_excel.' };
   }
   try {
-    const XLSX = await import('xlsx');
-    const workbook = XLSX.read(data, {
+    const [XLSX, { TOKEN, wholeText }] = await Promise.all([import('xlsx'), import('./xlsx-text')]);
+    // Strings SheetJS would cut or garble are mended first, as read_excel does (xlsx-text.ts).
+    const isZip = data[0] === 0x50 && data[1] === 0x4b;
+    const { data: parsed, strings } = isZip ? wholeText(data) : { data, strings: [] };
+    const text = (cell: unknown) => {
+      const s = String(cell ?? '');
+      return s.startsWith(TOKEN) ? (strings[Number(s.slice(1))] ?? s) : s;
+    };
+    const workbook = XLSX.read(parsed, {
       type: 'array',
       // Only the rows shown are parsed: a sheet claiming a million rows costs nothing more.
       sheetRows: maxRows,
@@ -37,7 +44,7 @@ export async function previewWorkbook(data: Uint8Array, maxRows: number): Promis
       const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, range, raw: false, defval: '', blankrows: true });
       return {
         name,
-        rows: rows.map((row) => row.map((cell) => String(cell ?? ''))),
+        rows: rows.map((row) => row.map(text)),
         // The claim can be a lie (a hostile file says a million rows): it counts only when the rows read ran out.
         totalRows: rows.length < maxRows ? rows.length : full.e.r - full.s.r + 1,
         totalColumns: read.e.c - read.s.c + 1,

@@ -12,25 +12,63 @@ from __future__ import annotations
 import builtins
 import csv
 import datetime
+import decimal
 import functools
 import importlib.machinery
 import importlib.util
+import io
 import json
 import math
 import os
 import sys
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 from pyodide.ffi import JsException, to_js
 
-Cell = None | bool | int | float | str | datetime.datetime
+
+
+class ExcelError:
+    """An error cell (``#DIV/0!``, ``#N/A``, ...): a value a program can test for, never a number or text.
+
+    ``str()`` gives Excel's code; two errors are equal when their codes are.
+    """
+
+    __slots__ = ('code',)
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ExcelError) and other.code == self.code
+
+    def __hash__(self) -> int:
+        return hash(('ExcelError', self.code))
+
+    def __str__(self) -> str:
+        return self.code
+
+    def __repr__(self) -> str:
+        return f'ExcelError({self.code!r})'
+
+
+Cell = None | bool | int | float | str | datetime.datetime | datetime.time | datetime.timedelta | ExcelError
 Rows = list[list[Cell]]
 
 
 class SpreadsheetError(ValueError):
     """A workbook could not be read or written; the message names the file and the cause."""
+
+
+class SheetRows(list):
+    """A sheet's rows as ``read_excel`` returns them, with ``columns``: the column names,
+    kept also when the sheet has a header and no rows."""
+
+    def __init__(self, rows: Iterable[dict[Any, Cell]] = (), columns: Sequence[Any] = ()) -> None:
+        super().__init__(rows)
+        self.columns = list(columns)
 
 
 def _sheetjs() -> Any:
@@ -41,32 +79,48 @@ def _sheetjs() -> Any:
     return pytabs_sheetjs
 
 
-def _date_hook(obj: dict[str, Any]) -> Any:
-    if obj.keys() == {'date'}:
-        return datetime.datetime.fromisoformat(obj['date'])
+_MIDNIGHT = datetime.datetime(2000, 1, 1)
+
+
+def _cell_hook(obj: dict[str, Any]) -> Any:
+    """A tagged cell from the bridge (see Cell in workers/runtime/spreadsheets.ts) as its Python value."""
+    if len(obj) == 1:
+        if 'date' in obj:
+            return datetime.datetime.fromisoformat(obj['date'])
+        if 'time' in obj:
+            return (_MIDNIGHT + datetime.timedelta(milliseconds=obj['time'])).time()
+        if 'duration' in obj:
+            return datetime.timedelta(milliseconds=obj['duration'])
+        if 'error' in obj:
+            return ExcelError(obj['error'])
     return obj
 
 
-def load_workbook(data: bytes, name: str) -> dict[str, Rows]:
-    """Every sheet of a workbook, in order: its used range as rows of cell values."""
+class _Sheet:
+    __slots__ = ('rows', 'left')
+
+    def __init__(self, rows: Rows, left: int) -> None:
+        self.rows = rows
+        self.left = left
+
+
+def _load_sheets(data: bytes, name: str) -> dict[str, _Sheet]:
     try:
         text = _sheetjs().read_workbook(to_js(data), name)
     except JsException as e:
+        if e.name == 'ReadStopped':  # the person pressed Stop during the read
+            raise KeyboardInterrupt from None
         raise SpreadsheetError(f'Cannot read {name!r}: {e.message}') from None
-    return {sheet['name']: sheet['rows'] for sheet in json.loads(text, object_hook=_date_hook)}
+    return {sheet['name']: _Sheet(sheet['rows'], sheet.get('left', 0)) for sheet in json.loads(text, object_hook=_cell_hook)}
 
 
-def _header(row: Sequence[Cell]) -> list[str]:
-    """Column names from a header row, named and de-duplicated the way pandas does."""
-    names: list[str] = []
-    repeats: dict[str, int] = {}
-    for i, value in enumerate(row):
-        if value is None or value == '':
-            base = f'Unnamed: {i}'
-        elif isinstance(value, datetime.datetime):
-            base = value.isoformat()
-        else:
-            base = str(value)
+def _header(row: Sequence[Cell], positions: Sequence[int]) -> list[Any]:
+    """Column names from a header row, as pandas names them: values as they are, an empty
+    cell as "Unnamed: <position>", a repeated name with ".1", ".2", ..."""
+    names: list[Any] = []
+    repeats: dict[Any, int] = {}
+    for i, value in zip(positions, row):
+        base: Any = f'Unnamed: {i}' if value is None or value == '' else str(value) if isinstance(value, ExcelError) else value
         name = base
         while name in names:
             repeats[base] = repeats.get(base, 0) + 1
@@ -75,30 +129,130 @@ def _header(row: Sequence[Cell]) -> list[str]:
     return names
 
 
-def _records(rows: Rows) -> list[dict[str, Cell]]:
-    if not rows:
-        return []
-    names = _header(rows[0])
-    return [dict(zip(names, row)) for row in rows[1:]]
+def _column_index(letters: str) -> int:
+    n = 0
+    for ch in letters.strip().upper():
+        if not 'A' <= ch <= 'Z':
+            raise ValueError(f'{letters!r} is not a column letter')
+        n = n * 26 + ord(ch) - ord('A') + 1
+    return n - 1
 
 
-def read_excel(path: str | os.PathLike[str], sheet_name: str | int | None = None) -> Any:
+def _column_positions(usecols: str, left: int = 0) -> list[int]:
+    """Excel column letters such as "A:C,E" as positions in a sheet read from column ``left``."""
+    positions: list[int] = []
+    for part in usecols.split(','):
+        first, _, last = part.partition(':')
+        positions.extend(range(_column_index(first) - left, _column_index(last or first) - left + 1))
+    return positions
+
+
+def _skipped(skiprows: Any, count: int) -> set[int]:
+    if skiprows is None:
+        return set()
+    if callable(skiprows):
+        return {i for i in range(count) if skiprows(i)}
+    if isinstance(skiprows, int) and not isinstance(skiprows, bool):
+        return set(range(skiprows))
+    return set(skiprows)
+
+
+def _shape(
+    rows: Rows,
+    left: int,
+    header: int | None,
+    names: Sequence[Any] | None,
+    skiprows: Any,
+    nrows: int | None,
+    usecols: Any,
+) -> SheetRows:
+    """One sheet's rows as records, with pandas' meaning of each argument."""
+    if header is not None and (isinstance(header, bool) or not isinstance(header, int) or header < 0):
+        raise ValueError(f'header must be a row number (0 or more) or None, not {header!r}')
+    skipped = _skipped(skiprows, len(rows))
+    rows = [row for i, row in enumerate(rows) if i not in skipped]
+    width = max((len(row) for row in rows), default=0)
+    head: Sequence[Cell] = []
+    if header is not None:
+        head = rows[header] if header < len(rows) else []
+        rows = rows[header + 1 :]
+    if nrows is not None:
+        rows = rows[:nrows]
+    positions = list(range(width))
+    labels = _header(list(head) + [None] * (width - len(head)), positions) if header is not None else positions
+    if usecols is not None:
+        if isinstance(usecols, str):
+            wanted = set(_column_positions(usecols, left))
+            positions = [p for p in positions if p in wanted]
+        elif callable(usecols):
+            positions = [p for p in positions if usecols(labels[p])]
+        else:
+            wanted_list = list(usecols)
+            by_name = {label: p for p, label in enumerate(labels)}
+            if all(isinstance(u, int) and not isinstance(u, bool) for u in wanted_list):
+                missing = [u for u in wanted_list if not 0 <= u < width]
+                chosen = set(wanted_list)
+            else:
+                missing = [u for u in wanted_list if u not in by_name]
+                chosen = {by_name[u] for u in wanted_list if u in by_name}
+            if missing:
+                raise ValueError(f'usecols names columns that are not there: {missing}; the columns are {labels}')
+            positions = [p for p in positions if p in chosen]
+    columns = [labels[p] for p in positions]
+    if names is not None:
+        names = list(names)
+        if len(names) != len(columns):
+            raise ValueError(f'names has {len(names)} names for {len(columns)} columns: {columns}')
+        columns = names
+    if positions == list(range(width)):
+        # Every row is as wide as the sheet (the bridge pads them): zip them as they are.
+        records = [dict(zip(columns, row)) for row in rows]
+    else:
+        records = [dict(zip(columns, [row[p] if p < len(row) else None for p in positions])) for row in rows]
+    return SheetRows(records, columns)
+
+
+def read_excel(
+    path: str | os.PathLike[str],
+    sheet_name: str | int | list[str | int] | None = None,
+    *,
+    header: int | None = 0,
+    names: Sequence[Any] | None = None,
+    usecols: Any = None,
+    skiprows: Any = None,
+    nrows: int | None = None,
+) -> Any:
     """Reads a workbook (.xlsx, .xlsm, .xls, .ods, .csv) as lists of dicts.
 
-    The first row of each sheet is its header. Dates come back as
-    ``datetime.datetime``, empty cells as ``None``; formulas are not evaluated,
-    their saved values are used. With ``sheet_name=None`` the result is a dict
-    of every sheet; with a name or a 0-based index, that sheet's rows.
+    The arguments mean what they mean in ``pandas.read_excel``: ``header`` is the row
+    number of the column names (None: no header, the columns are numbered), ``skiprows``
+    a count, row numbers or a function of the row number, ``nrows`` how many rows to read
+    after the header, ``usecols`` column letters ("A:C,E"), positions, names or a function
+    of the name, ``names`` the column names to use. Rows count from the sheet's first row
+    that holds a value. Each sheet's list has ``columns``, also when it has no rows.
+
+    Dates come back as ``datetime.datetime``, times of day as ``datetime.time``, durations
+    (``[h]:mm`` formats) as ``datetime.timedelta``, error cells as ``ExcelError``, empty
+    cells as ``None``; formulas are not evaluated, their saved values are used. With
+    ``sheet_name=None`` (the default) the result is a dict of every sheet, hidden ones
+    too; with a name or a 0-based index, that sheet's rows; with a list, a dict of those.
     """
     name = os.fspath(path)
     with open(name, 'rb') as f:
-        sheets = load_workbook(f.read(), name)
+        sheets = _load_sheets(f.read(), name)
+
+    def one(key: str | int) -> SheetRows:
+        sheet = sheets[_sheet_title(sheets, key, name)]
+        return _shape(sheet.rows, sheet.left, header, names, skiprows, nrows, usecols)
+
     if sheet_name is None:
-        return {title: _records(rows) for title, rows in sheets.items()}
-    return _records(sheets[_sheet_title(sheets, sheet_name, name)])
+        return {title: one(title) for title in sheets}
+    if isinstance(sheet_name, list):
+        return {key: one(key) for key in sheet_name}
+    return one(sheet_name)
 
 
-def _sheet_title(sheets: Mapping[str, Rows], wanted: str | int, file_name: str) -> str:
+def _sheet_title(sheets: Mapping[str, Any], wanted: str | int, file_name: str) -> str:
     titles = list(sheets)
     if isinstance(wanted, int) and not isinstance(wanted, bool):
         if -len(titles) <= wanted < len(titles):
@@ -108,21 +262,81 @@ def _sheet_title(sheets: Mapping[str, Rows], wanted: str | int, file_name: str) 
     raise SpreadsheetError(f'{file_name!r} has no sheet {wanted!r}; its sheets are {titles}')
 
 
-def _to_json_cell(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        # NaN and infinities have no cell value: write an empty cell, as pandas does for NaN.
-        return value if math.isfinite(value) else None
+class _Unwritable(Exception):
+    """A value no cell can hold; save_workbook names the cell."""
+
+
+def _ms(delta: datetime.timedelta) -> int:
+    return round(delta / datetime.timedelta(milliseconds=1))
+
+
+def _json_default(value: Any) -> Any:
+    """A cell value json cannot write by itself, as it crosses to the bridge (see Cell in
+    workers/runtime/spreadsheets.ts). Times are kept to the millisecond, Excel's precision."""
+    if isinstance(value, decimal.Decimal):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError('not a finite number')  # _to_json_cell makes it an empty cell
+        return number
     if isinstance(value, datetime.datetime):
         # Excel has no time zones: an aware datetime is written as its wall-clock time.
-        spec = 'seconds' if value.microsecond == 0 else 'milliseconds'
-        return {'date': value.replace(tzinfo=None).isoformat(timespec=spec)}
+        day = datetime.datetime(value.year, value.month, value.day)
+        when = day + datetime.timedelta(milliseconds=_ms(value.replace(tzinfo=None) - day))
+        return {'date': when.isoformat(timespec='milliseconds' if when.microsecond else 'seconds')}
     if isinstance(value, datetime.date):
         return {'date': datetime.datetime(value.year, value.month, value.day).isoformat()}
-    return str(value)
+    if isinstance(value, datetime.time):
+        since_midnight = datetime.timedelta(hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond)
+        return {'time': min(_ms(since_midnight), 86_399_999)}
+    if isinstance(value, datetime.timedelta):
+        return {'duration': _ms(value)}
+    if isinstance(value, ExcelError):
+        return {'error': value.code}
+    raise _Unwritable(f'{type(value).__name__} values cannot be written to a cell; convert it to str, a number or a date first')
+
+
+def _to_json_cell(value: Any) -> Any:
+    """One cell as _json_default makes it, also a plain value (or a nested one, refused)."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, (float, decimal.Decimal)):
+        # NaN and infinities have no cell value: write an empty cell, as pandas does for NaN.
+        number = float(value)
+        return number if math.isfinite(number) else None
+    if isinstance(value, (list, tuple, dict, set)):
+        raise _Unwritable(f'{type(value).__name__} values cannot be written to a cell; convert it to str, a number or a date first')
+    return _json_default(value)
+
+
+def _sheets_json(path: str, sheets: Mapping[str, list[list[Any]]]) -> str:
+    """The sheets as JSON for the bridge. json writes plain values in C; only when a value
+    is NaN or cannot be written does the cell-by-cell pass run, to blank or name it."""
+    payload = [{'name': str(title), 'rows': rows} for title, rows in sheets.items()]
+    try:
+        return json.dumps(payload, default=_json_default, allow_nan=False, check_circular=False)
+    except (ValueError, _Unwritable, RecursionError):
+        pass
+    for sheet in payload:
+        cells: list[list[Any]] = []
+        for r, row in enumerate(sheet['rows']):
+            out = []
+            for c, value in enumerate(row):
+                try:
+                    out.append(_to_json_cell(value))
+                except _Unwritable as e:
+                    raise SpreadsheetError(f'Cannot write {path!r}: sheet {sheet["name"]!r}, cell {_cell_name(r, c)}: {e}') from None
+            cells.append(out)
+        sheet['rows'] = cells
+    return json.dumps(payload, allow_nan=False)
+
+
+def _cell_name(row: int, column: int) -> str:
+    letters = ''
+    column += 1
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord('A') + rest) + letters
+    return f'{letters}{row + 1}'
 
 
 def _rows(records: Iterable[Any]) -> list[list[Any]]:
@@ -149,13 +363,24 @@ def save_workbook(path: str, sheets: Mapping[str, list[list[Any]]]) -> None:
         return
     if ext not in ('.xlsx', '.ods'):
         raise SpreadsheetError(f'Cannot write {path!r}: use a .xlsx, .ods or .csv file name')
-    payload = [{'name': str(title), 'rows': [[_to_json_cell(v) for v in row] for row in rows]} for title, rows in sheets.items()]
     try:
-        data = _sheetjs().write_workbook(json.dumps(payload, allow_nan=False), ext[1:]).to_bytes()
+        written = _sheetjs().write_workbook(_sheets_json(path, sheets), ext[1:])
     except JsException as e:
         raise SpreadsheetError(f'Cannot write {path!r}: {e.message}') from None
+    data = written.to_bytes() if ext == '.ods' else _zip(written)
     with open(path, 'wb') as f:
         f.write(data)
+
+
+def _zip(parts: Any) -> bytes:
+    """An xlsx package from its parts ([name, Uint8Array] pairs from the bridge). zlib at
+    level 1 here deflates a sheet several times faster than level 6 (zipfile's default),
+    for a file about a fifth larger."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, part in parts:
+            z.writestr(name, part.to_bytes())
+    return buffer.getvalue()
 
 
 def write_excel(path: str | os.PathLike[str], data: Any) -> None:
@@ -182,22 +407,6 @@ def _path_extension(target: Any) -> str | None:
     return None
 
 
-def _column_positions(usecols: str) -> list[int]:
-    """Excel column letters such as "A:C,E" as 0-based positions."""
-
-    def index(letters: str) -> int:
-        n = 0
-        for ch in letters.strip().upper():
-            n = n * 26 + ord(ch) - ord('A') + 1
-        return n - 1
-
-    positions: list[int] = []
-    for part in usecols.split(','):
-        first, _, last = part.partition(':')
-        positions.extend(range(index(first), index(last or first) + 1))
-    return positions
-
-
 def _pandas_read_excel(pd: ModuleType, io: Any, sheet_name: Any, kwargs: dict[str, Any]) -> Any:
     from pandas.io.parsers import TextParser
 
@@ -208,9 +417,8 @@ def _pandas_read_excel(pd: ModuleType, io: Any, sheet_name: Any, kwargs: dict[st
     else:
         name = getattr(io, 'name', '<buffer>')
         data = io if isinstance(io, (bytes, bytearray)) else io.read()
-    sheets = load_workbook(bytes(data), str(name))
-    if isinstance(kwargs.get('usecols'), str):
-        kwargs['usecols'] = _column_positions(kwargs['usecols'])
+    sheets = _load_sheets(bytes(data), str(name))
+    letters = kwargs.pop('usecols') if isinstance(kwargs.get('usecols'), str) else None
     kwargs.setdefault('header', 0)
     nrows = kwargs.pop('nrows', None)
     # Options of read_excel itself, not of the parser.
@@ -219,10 +427,12 @@ def _pandas_read_excel(pd: ModuleType, io: Any, sheet_name: Any, kwargs: dict[st
     wanted = list(sheets) if sheet_name is None else sheet_name if isinstance(sheet_name, list) else [sheet_name]
     frames = {}
     for key in wanted:
-        rows = sheets[_sheet_title(sheets, key, str(name))]
-        # Empty cells as "" so pandas' own NA handling applies, as with its openpyxl reader.
-        rows = [['' if v is None else v for v in row] for row in rows]
-        frames[key] = TextParser(rows, skip_blank_lines=False, **kwargs).read(nrows=nrows) if rows else pd.DataFrame()
+        sheet = sheets[_sheet_title(sheets, key, str(name))]
+        # Empty cells as "" so pandas' own NA handling applies, and error cells as NaN, as
+        # with its openpyxl reader.
+        rows = [['' if v is None else math.nan if isinstance(v, ExcelError) else v for v in row] for row in sheet.rows]
+        options = {**kwargs, 'usecols': _column_positions(letters, sheet.left)} if letters is not None else kwargs
+        frames[key] = TextParser(rows, skip_blank_lines=False, **options).read(nrows=nrows) if rows else pd.DataFrame()
     if sheet_name is None or isinstance(sheet_name, list):
         return frames
     return frames[sheet_name]
@@ -318,6 +528,7 @@ def install() -> None:
     builtins.read_excel = read_excel  # type: ignore[attr-defined]
     builtins.write_excel = write_excel  # type: ignore[attr-defined]
     builtins.SpreadsheetError = SpreadsheetError  # type: ignore[attr-defined]
+    builtins.ExcelError = ExcelError  # type: ignore[attr-defined]
     if 'pandas' in sys.modules:
         _patch_pandas(sys.modules['pandas'])
     elif not any(isinstance(finder, _PandasImportHook) for finder in sys.meta_path):
