@@ -106,3 +106,30 @@ test('matplotlib draws inline: plt.show() and a figure left open become PNG outp
   ]);
   expect(out.open.result?.['text/plain']).toBe('[]');
 });
+
+test('pd.read_excel through the bridge takes pandas’ shape arguments: header, names, skiprows, nrows, usecols, sheet_name as a list', async ({ page }) => {
+  const id = await session(page, 'pandas-shape');
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['title row'], ['a', 'b', 'c'], [1, 2, 3], [4, 5, 6], [7, 8, 9]]), 'Data');
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([[10, 20], [30, 40]]), 'Bare');
+  const bytes = Array.from(new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer));
+  const out = await page.evaluate(
+    async ({ id, bytes }) => {
+      const api = window.pytabs!;
+      await api.writeFile(id, 'shape.xlsx', new Uint8Array(bytes));
+      return api.run(
+        id,
+        [
+          'import pandas as pd',
+          "a = pd.read_excel('shape.xlsx', sheet_name='Data', header=1, nrows=2, usecols='A:B')",
+          "b = pd.read_excel('shape.xlsx', sheet_name='Bare', header=None, names=['x', 'y'])",
+          "c = pd.read_excel('shape.xlsx', sheet_name=['Data', 'Bare'], skiprows=1)",
+          '(a.to_dict("list"), b.to_dict("list"), sorted(c), list(c["Data"].columns))',
+        ].join('\n'),
+      );
+    },
+    { id, bytes },
+  );
+  expect(out.error).toBeUndefined();
+  expect(out.result?.['text/plain']).toBe("({'a': [1, 4], 'b': [2, 5]}, {'x': [10, 30], 'y': [20, 40]}, ['Bare', 'Data'], ['a', 'b', 'c'])");
+});
