@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { openDb } from '../../src/lib/storage/db';
 import { ask } from '../../src/lib/assistant/ask';
-import { AssistantEndpoint, LOCAL_BASE_URL, LOCAL_ORIGIN, type EndpointConnection } from '../../src/lib/assistant/endpoint';
+import { AssistantEndpoint, LOCAL_BASE_URL, localConnection } from '../../src/lib/assistant/endpoint';
 import { AnswerReader, chatMessages, fitMessages, localFetch, turnSchema, type LocalTransport } from '../../src/lib/assistant/local-fetch';
 import { TOOLS } from '../../src/lib/assistant/tools';
 import type { Round, RoundEvent } from '../../src/lib/chat/types';
@@ -67,7 +67,7 @@ class ScriptedModel implements LocalModel {
 /** An endpoint whose connection is the local adapter over `model` (the page's would load a kept file). */
 function localEndpoint(base: AssistantEndpoint, model: LocalModel, notes: string[] = []): AssistantEndpoint {
   const transport: LocalTransport = { model: async () => model, onCut: (message) => notes.push(message) };
-  const connection: EndpointConnection = { baseUrl: LOCAL_BASE_URL, origin: LOCAL_ORIGIN, model: 'scripted', fetch: localFetch(transport), probe: async () => false, scrub: (t) => t };
+  const connection = localConnection('scripted', transport);
   // What ask() uses of an endpoint: its settings, whether it is set up, its connection.
   return { settings: base.settings, configured: true, connection: () => connection } as unknown as AssistantEndpoint;
 }
@@ -122,6 +122,11 @@ describe('the local model behind the endpoint interface', () => {
     expect(model.prompts).toHaveLength(2);
     expect(model.prompts[1].at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('total is 45') });
     expect(model.prompts[1].at(-2)?.content).toContain('"name": "run_python"');
+    // A short system message, whose start (the format, then the fixed head) is the same in every round.
+    const system = model.prompts[0][0].content;
+    expect(system.length).toBeLessThan(1600);
+    expect(system.slice(0, system.indexOf('## Workspace files'))).toBe(model.prompts[1][0].content.slice(0, model.prompts[1][0].content.indexOf('## Workspace files')));
+    expect(system).toMatch(/^## How to reply\n/);
     // The code ran in the local session, not the other.
     expect((await engine.listVariables('local')).map((v) => v.name)).toContain('total');
   });
@@ -165,7 +170,7 @@ describe('its parts', () => {
     ];
     const chat = chatMessages(messages, TOOLS);
     expect(chat.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
-    expect(chat[0].content).toMatch(/^You are the assistant\.\n\n## How to reply\n/);
+    expect(chat[0].content).toMatch(/^## How to reply\n[^]*\n\nYou are the assistant\.$/);
     expect(JSON.parse(chat[2].content)).toEqual({ name: 'answer', arguments: { text: 'Earlier answer' } });
     expect(JSON.parse(chat[4].content)).toEqual({ name: 'run_python', arguments: { code: 'print(1)' } });
     expect(chat[5].content).toBe('Output of run_python:\nstdout:\n1');

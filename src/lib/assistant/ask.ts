@@ -157,12 +157,15 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     ]);
     const snapshot = { files: workspace, variables, sessionVars, packageIndexUrl: engine.getSettings().packageIndexUrl };
     let channel: CodeChannel = 'tools';
+    const small = connection.small;
+    const contextOf = (on: CodeChannel) =>
+      buildContext(snapshot, on, small ? Math.min(settings.contextTokens, small.contextTokens) : settings.contextTokens, { compact: Boolean(small) });
     const memory = buildMemory(
       earlier.filter((r) => r.seq < round.seq),
-      settings.memoryTokens,
+      small ? Math.min(settings.memoryTokens, small.memoryTokens) : settings.memoryTokens,
     );
     const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: buildContext(snapshot, channel, settings.contextTokens) },
+      { role: 'system', content: contextOf(channel) },
       ...memory,
       { role: 'user', content: question },
     ];
@@ -192,7 +195,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
           if (error.error.kind === 'aborted') throw new Stopped();
           if (error.error.kind === 'tools_unsupported' && channel === 'tools' && !error.shown) {
             channel = 'fenced';
-            messages[0] = { role: 'system', content: buildContext(snapshot, channel, settings.contextTokens) };
+            messages[0] = { role: 'system', content: contextOf(channel) };
             emit({ type: 'assistant_note', kind: 'no_tools', message: 'The model takes no tools, so it was asked again to write its code in python blocks.' });
             recordSent();
             attempt = 0;

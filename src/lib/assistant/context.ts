@@ -20,6 +20,20 @@ export interface SessionSnapshot {
 /** Whether the model gets tools, or is asked for fenced python blocks instead. */
 export type CodeChannel = 'tools' | 'fenced';
 
+/**
+ * For a small model in the browser, whose every token of prompt costs (it reads about ten a
+ * second there): the same facts in a few lines. Nothing in it changes between rounds, so its
+ * state is reused from one question to the next.
+ */
+function compactHead(): string {
+  return [
+    'You are the assistant of PyTabs. You answer questions about the person’s data by running Python (Pyodide) in their session; variables and files stay between runs.',
+    'Keep code short and print what you need. Then answer in plain words with the numbers you found.',
+    '## Environment',
+    '- The working directory holds the files below. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
+  ].join('\n');
+}
+
 function instructions(channel: CodeChannel): string {
   const how =
     channel === 'tools'
@@ -82,9 +96,11 @@ function fit(section: Section, room: number): string {
  * session's workspace files, variables (type, size, preview: a DataFrame's shape, columns and
  * dtypes) and session variables, bounded to about `budgetTokens`. Lists too long for it are cut
  * with a line saying how many were left out (list_files / list_variables give the rest).
+ * `compact`: the short head for a small model in the browser (the tools are described by the
+ * turn's format there, see local-fetch.ts).
  */
-export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number): string {
-  const head = `${instructions(channel)}\n\n${environment(snapshot.packageIndexUrl)}`;
+export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number, options: { compact?: boolean } = {}): string {
+  const head = options.compact ? compactHead() : `${instructions(channel)}\n\n${environment(snapshot.packageIndexUrl)}`;
   const files = [...snapshot.files].sort((a, b) => a.path.localeCompare(b.path));
   const sections: Section[] = [
     {

@@ -11,7 +11,7 @@ import {
 import { guardedFetch, probeReachable } from './guarded-fetch';
 import { originOf } from './presets';
 import { localModelHost } from '../local-model/host';
-import { localFetch } from './local-fetch';
+import { localFetch, type LocalTransport } from './local-fetch';
 import type { AssistantNoteKind } from './events';
 
 /** The address the `openai` client is given for the model in this browser: never fetched (.invalid), answered by localFetch. */
@@ -30,6 +30,11 @@ export interface EndpointConnection {
   probe(url: string, signal?: AbortSignal): Promise<boolean>;
   /** Hides the key in a text bound for the person (error messages). */
   scrub(text: string): string;
+  /**
+   * A small model whose every prompt token costs (the model in this browser): the round sends
+   * a short system message and smaller budgets of context and earlier rounds.
+   */
+  small?: { contextTokens: number; memoryTokens: number };
 }
 
 /**
@@ -126,7 +131,7 @@ export class AssistantEndpoint {
    * cut to fit its context).
    */
   connection(overrides: { model?: string; onNote?: (kind: AssistantNoteKind, message: string) => void } = {}): EndpointConnection {
-    if (this.#settings.provider === 'local') return localConnection(this.#settings.localModel, overrides.onNote);
+    if (this.#settings.provider === 'local') return hostedConnection(this.#settings.localModel, overrides.onNote);
     const { baseUrl } = this.#settings;
     const origin = originOf(baseUrl);
     if (!origin) throw new Error('Set the assistant’s Base URL in Settings → Assistant first.');
@@ -146,20 +151,30 @@ export class AssistantEndpoint {
 }
 
 /** The model in this browser as a connection: no network, no key; the page's one model host loads it. */
-function localConnection(id: string, onNote?: (kind: AssistantNoteKind, message: string) => void): EndpointConnection {
+function hostedConnection(id: string, onNote?: (kind: AssistantNoteKind, message: string) => void): EndpointConnection {
   if (!id) throw new Error('Choose a model in Settings → Assistant first.');
+  return localConnection(id, {
+    model: () => localModelHost.use(id, (name, bytes) => onNote?.('model_loading', `Loading ${name} (${formatBytes(bytes)}) in this browser; the first question waits for it.`)),
+    onCut: (message) => onNote?.('context_cut', message),
+  });
+}
+
+/** A connection to a model in this browser through `transport` (the page's host, or a test's). */
+export function localConnection(id: string, transport: LocalTransport): EndpointConnection {
   return {
     baseUrl: LOCAL_BASE_URL,
     origin: LOCAL_ORIGIN,
     model: id,
-    fetch: localFetch({
-      model: () => localModelHost.use(id, (name, bytes) => onNote?.('model_loading', `Loading ${name} (${formatBytes(bytes)}) in this browser; the first question waits for it.`)),
-      onCut: (message) => onNote?.('context_cut', message),
-    }),
+    fetch: localFetch(transport),
     probe: async () => false,
     scrub: (text) => text,
+    small: { contextTokens: SMALL_CONTEXT_TOKENS, memoryTokens: SMALL_MEMORY_TOKENS },
   };
 }
+
+/** Budgets for a model in this browser (estimated tokens): its context is a few thousand, read at about ten a second. */
+const SMALL_CONTEXT_TOKENS = 500;
+const SMALL_MEMORY_TOKENS = 600;
 
 /** Removes a secret (and any bearer token) from text meant for people. */
 export function scrubSecret(text: string, secret: string | null): string {

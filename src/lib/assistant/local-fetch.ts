@@ -96,7 +96,8 @@ export function chatMessages(messages: ChatCompletionMessageParam[], tools: Chat
   const out: ChatMessage[] = [];
   for (const message of messages) {
     if (message.role === 'system' || message.role === 'developer') {
-      out.push({ role: 'system', content: tools.length ? `${textOf(message.content)}\n\n${formatNote(tools)}` : textOf(message.content) });
+      // The format first: it never changes, so with the fixed start of the context it is read once per model, not once per question.
+      out.push({ role: 'system', content: tools.length ? `${formatNote(tools)}\n\n${textOf(message.content)}` : textOf(message.content) });
     } else if (message.role === 'user') {
       out.push({ role: 'user', content: textOf(message.content) });
     } else if (message.role === 'assistant') {
