@@ -87,7 +87,11 @@ async function browserRun(browser, origin, openApp) {
     const before = rendererMemory(browser.pid);
     const result = await page.evaluate(
       async ({ DECODE, SYSTEM, FIRST, FOLLOW_UP }) => {
-        const model = await window.pytabs.loadLocalModel({ kind: 'url', url: 'models/bench.gguf' }, { nCtx: 2048, seed: 1 });
+        // Loaded as Ask loads a kept model: a Blob from Cache Storage, backed by the disk, not memory.
+        const cache = await caches.open('pytabs-bench-model');
+        await cache.put('bench.gguf', await fetch('models/bench.gguf'));
+        const blob = await (await cache.match('bench.gguf')).blob();
+        const model = await window.pytabs.loadLocalModel({ kind: 'blob', blob }, { nCtx: 2048, seed: 1 });
         const decode = await model.chat([{ role: 'user', content: FIRST }], { maxTokens: DECODE + 1, ignoreEnd: true });
         // A new conversation: its prompt shares nothing with the decode's.
         await model.chat([{ role: 'user', content: 'x' }], { maxTokens: 1 });
@@ -111,7 +115,10 @@ async function browserRun(browser, origin, openApp) {
       { DECODE, SYSTEM, FIRST, FOLLOW_UP },
     );
     const loaded = rendererMemory(browser.pid);
-    await page.evaluate(() => window.benchModel.unload());
+    await page.evaluate(async () => {
+      await window.benchModel.unload();
+      await caches.delete('pytabs-bench-model');
+    });
     return { ...result, pssBefore: before, pssLoaded: loaded };
   } finally {
     await context.close();
