@@ -9,6 +9,24 @@ const loads: string[] = [];
 const models: (LocalModel & { unloads: number; inFlight: boolean })[] = [];
 let kept = new Set(['a', 'b']);
 
+class StandIn {
+  unloads = 0;
+  inFlight = false;
+  constructor(readonly name: string) {}
+  get info() {
+    return { name: this.name };
+  }
+  get busy() {
+    return this.inFlight;
+  }
+  get unloaded() {
+    return this.unloads > 0;
+  }
+  async unload() {
+    this.unloads++;
+  }
+}
+
 vi.mock('../../src/lib/local-model/store', () => ({
   openKeptModel: async (id: string) => (kept.has(id) ? { meta: { id, name: `model ${id}`, bytes: 10 }, file: new Blob([id]) } : null),
 }));
@@ -16,20 +34,7 @@ vi.mock('../../src/lib/local-model/client', () => ({
   loadLocalModel: async (source: { blob: Blob }) => {
     const id = await source.blob.text();
     loads.push(id);
-    const model = {
-      info: { name: id },
-      unloads: 0,
-      inFlight: false,
-      get busy() {
-        return this.inFlight;
-      },
-      get unloaded() {
-        return this.unloads > 0;
-      },
-      async unload() {
-        this.unloads++;
-      },
-    } as unknown as LocalModel & { unloads: number; inFlight: boolean };
+    const model = new StandIn(id) as unknown as LocalModel & StandIn;
     models.push(model);
     return model;
   },
