@@ -69,4 +69,17 @@ test('Ask with the model in this browser: its turn runs code in the session, or 
   await person.expectText({ role: 'group', name: 'Code 1', within: person.reply(2) }, '42', 120_000);
   await person.click({ role: 'button', name: 'Stop' });
   await person.expectText(person.reply(2), 'Stopped', 60_000);
+
+  // With the host gone (the app and the model's runtime kept by the service worker, the model in
+  // Cache Storage), a new page's question runs through the model again.
+  await expect
+    .poll(() => person.page.evaluate(() => (window as { pytabsOffline?: { status: { offline: string } } }).pytabsOffline?.status.offline ?? null), { timeout: 120_000 })
+    .toBe('ready');
+  host.refusing = true;
+  await person.reload();
+  await person.send('And now?');
+  await person.expectText({ role: 'group', name: 'Code 1', within: person.reply(3) }, '42', 180_000);
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(3), 'Stopped', 60_000);
+  expect(host.refused.filter((p) => !p.endsWith('/sw.js'))).toEqual([]);
 });
