@@ -16,7 +16,31 @@ const NATIVE_VERSION = '3.21.1';
 const THREADS = 2;
 /** Tokens decoded per measurement (after the first, which carries the prompt's reading). */
 const DECODE = 48;
-const SYSTEM = 'You are the assistant of PyTabs. Answer with Python that reads the session’s files.';
+/**
+ * A system message of the size and form a round sends a small model (the turn's format, the
+ * short head, a session's files and variables: about 1,100 characters), so that L2a reads what
+ * a first question reads and L2 what a follow-up adds to it.
+ */
+const SYSTEM = [
+  '## How to reply',
+  'Reply with one JSON object and nothing else.',
+  'To run Python: {"name": "run_python", "arguments": {"code": "<the code>"}}. You then get its output.',
+  'Other tools, without arguments: {"name": "list_variables", "arguments": {}}, {"name": "list_files", "arguments": {}}.',
+  'When you know the answer: {"name": "answer", "arguments": {"text": "<your answer in plain words>"}}.',
+  '',
+  'You are the assistant of PyTabs. You answer questions about the person’s data by running Python (Pyodide) in their session; variables and files stay between runs.',
+  'Keep code short and print what you need. Then answer in plain words with the numbers you found.',
+  '## Environment',
+  '- The working directory holds the files below. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
+  '',
+  '## Workspace files (2)',
+  '- data.xlsx (18.2 KB)',
+  '- notes.txt (1.1 KB)',
+  '',
+  '## Variables (2)',
+  '- rows: list, 12.4 KB — [{"tag": "apple", "n": 3}, {"tag": "banana", "n": 5}, …] (120 items)',
+  '- total: int, 28 B — 742',
+].join('\n');
 const FIRST = 'What are the unique tags in data.xlsx?';
 const FOLLOW_UP = 'And how many rows have each tag?';
 
