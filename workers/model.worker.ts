@@ -1,6 +1,10 @@
 import * as Comlink from 'comlink';
-import { Wllama, type ChatCompletionChunk, type ChatCompletionParams, type WllamaLogger } from '@wllama/wllama';
+import { CacheManager, Wllama, type ChatCompletionChunk, type ChatCompletionParams, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+// The compatible build (no JSPI, no Memory64: Safari, WebKit), served from this origin like the
+// default one. Its worker script goes in as text, as wllama starts it from a Blob.
+import compatWasmUrl from '@wllama/wllama-compat/wasm/wllama.wasm?url';
+import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import { PromptTooLong } from '../src/lib/local-model/worker-api';
@@ -40,6 +44,28 @@ const logger: WllamaLogger = {
 };
 
 let wllama: Wllama | null = null;
+
+type StorageBackend = NonNullable<ConstructorParameters<typeof CacheManager>[0]>[number];
+
+/** A storage backend that keeps nothing: wllama downloads nothing here (see loadModel). */
+class NoStorage implements StorageBackend {
+  isSupported(): boolean {
+    return true;
+  }
+  async read(): Promise<Blob | null> {
+    return null;
+  }
+  async write(): Promise<void> {
+    throw new Error('PyTabs keeps model files itself; wllama is not asked to download.');
+  }
+  async getSize(): Promise<number> {
+    return -1;
+  }
+  async list(): Promise<{ key: string; size: number }[]> {
+    return [];
+  }
+  async delete(): Promise<void> {}
+}
 const requests = new Map<number, AbortController>();
 
 function threadPlan(): { threads: number; reason: string } {
@@ -47,11 +73,15 @@ function threadPlan(): { threads: number; reason: string } {
   if (!self.crossOriginIsolated) {
     return { threads: 1, reason: 'One thread: this page is not cross-origin isolated, so the model cannot share memory between threads.' };
   }
+  // WebKitGTK: cross-origin isolated, and still no SharedArrayBuffer.
+  if (typeof SharedArrayBuffer === 'undefined') {
+    return { threads: 1, reason: 'One thread: this browser gives the page no shared memory (SharedArrayBuffer) for the model’s threads.' };
+  }
   const threads = Math.min(cores, MAX_THREADS);
   return { threads, reason: `${threads} threads: this browser reports ${cores} cores${cores > MAX_THREADS ? `, and the model uses at most ${MAX_THREADS}` : ''}.` };
 }
 
-/** What the default build needs (wllama's compatible build, for browsers without these, is not included yet). */
+/** What the default build needs; without either, the compatible build runs (slower). */
 function missingFeatures(): string[] {
   const missing: string[] = [];
   if (!('Suspending' in WebAssembly)) missing.push('WebAssembly JSPI');
@@ -127,7 +157,6 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
   if (wllama) throw new Error('This worker already holds a model: unload it first.');
   const started = performance.now();
   const missing = missingFeatures();
-  if (missing.length) throw new Error(`This browser lacks ${missing.join(' and ')}, which the local model needs here.`);
   const blob = source.kind === 'blob' ? source.blob : await download(source.url, onProgress);
   if (blob.size === 0) throw new Error('The model file is empty.');
   const header = await readGgufBlobHeader(blob);
@@ -140,9 +169,13 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
   nativeLog.length = 0;
 
   const { threads, reason } = threadPlan();
-  const model = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false });
-  // Never the compatible build's files from a CDN: nothing is fetched off this origin.
-  model.setCompat(null);
+  // PyTabs keeps the model files itself (local-model/store.ts) and hands wllama a Blob, so
+  // wllama's own download cache is never used: a backend that keeps nothing, which also lets it
+  // start where its default (OPFS) is missing (WebKitGTK).
+  const model = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, cacheManager: new CacheManager([new NoStorage()]) });
+  // The compatible build from this origin, never from a CDN: wllama picks it where the default
+  // build's features are missing.
+  model.setCompat({ wasm: compatWasmUrl, worker: { code: compatWorkerCode } });
   onProgress?.({ phase: 'load', loaded: 0, total: blob.size });
   try {
     await model.loadModel([blob], {
@@ -181,6 +214,8 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     threads: used,
     threadsReason: used === threads ? reason : `One thread: this browser cannot share memory between the model's threads.`,
     backend: 'cpu',
+    build: missing.length ? 'compatible' : 'default',
+    buildReason: missing.length ? `The compatible build (slower): this browser lacks ${missing.join(' and ')}.` : '',
     chatTemplate: Boolean(model.getChatTemplate()),
     loadMs: Math.round(performance.now() - started),
   };

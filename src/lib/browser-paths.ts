@@ -152,11 +152,14 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
   ];
 }
 
-/** Whether Ask can use a model in this browser, and on what (local-model/ and workers/model.worker.ts decide the same way). */
-export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated'>): string {
+/** Whether Ask can use a model in this browser, and on what (workers/model.worker.ts decides the same way). */
+export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated' | 'sharedMemory'>): string {
+  const threads = !facts.isolated
+    ? 'with one thread (the page is not cross-origin isolated)'
+    : facts.sharedMemory
+      ? 'with up to 4 threads'
+      : 'with one thread (this browser gives the page no shared memory)';
   const missing = [facts.jspi ? '' : 'WebAssembly JSPI', facts.memory64 ? '' : 'WebAssembly Memory64'].filter(Boolean);
-  if (missing.length) return `A model in this browser: no: this browser lacks ${missing.join(' and ')} (as Safari), which the model's runtime needs`;
-  return facts.isolated
-    ? 'A model in this browser: yes, on the CPU, with up to 4 threads'
-    : 'A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated)';
+  const build = missing.length ? `, in the slower compatible build (this browser lacks ${missing.join(' and ')})` : '';
+  return `A model in this browser: yes, on the CPU, ${threads}${build}`;
 }

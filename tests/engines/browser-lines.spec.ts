@@ -31,12 +31,9 @@ test('Settings → This browser names the paths this engine takes; run_sync is o
   await person.expectText(paths, 'One tab per session (Web Locks): yes');
   await person.expectText(paths, 'Other tabs told of changes: at once');
   await person.expectText(paths, `Keep data on this device: ${expected.persist}`);
-  // The local model's runtime needs JSPI and Memory64 (every engine here that has JSPI has both).
-  const isolated = expected.stop === 'Stop: interrupts';
-  await person.expectText(
-    paths,
-    !jspi
-      ? 'A model in this browser: no: this browser lacks WebAssembly JSPI and WebAssembly Memory64 (as Safari)'
-      : `A model in this browser: yes, on the CPU, with ${isolated ? 'up to 4 threads' : 'one thread (the page is not cross-origin isolated)'}`,
-  );
+  // The local model: threads where the page may share memory, the compatible build without JSPI and Memory64.
+  const isolated = await person.page.evaluate(() => crossOriginIsolated);
+  const shared = expected.stop === 'Stop: interrupts';
+  const threads = !isolated ? 'with one thread (the page is not cross-origin isolated)' : shared ? 'with up to 4 threads' : 'with one thread (this browser gives the page no shared memory)';
+  await person.expectText(paths, `A model in this browser: yes, on the CPU, ${threads}${jspi ? '' : ', in the slower compatible build'}`);
 });

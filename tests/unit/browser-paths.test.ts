@@ -67,8 +67,14 @@ describe('Settings → This browser', () => {
     expect(bare[6]).toMatch(/^One tab per session \(Web Locks\): no: /);
     expect(bare[7]).toBe('Other tabs told of changes: when you switch to them');
     expect(bare[8]).toBe('Keep data on this device: cannot ask');
-    expect(bare[9]).toBe('A model in this browser: no: this browser lacks WebAssembly JSPI and WebAssembly Memory64 (as Safari), which the model\'s runtime needs');
+    expect(bare[9]).toBe(
+      'A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
+    );
     expect(lines({ isolated: false })[9]).toBe('A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated)');
+    // WebKitGTK behind the headers: isolated, and still no shared memory.
+    expect(lines({ sharedMemory: false, jspi: false, memory64: false })[9]).toBe(
+      'A model in this browser: yes, on the CPU, with one thread (this browser gives the page no shared memory), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
+    );
     expect(bare[10]).toMatch(/^input\(\): no: this window has no shared memory and no service worker/);
     expect(lines({ persisted: true })[8]).toBe('Keep data on this device: granted');
   });

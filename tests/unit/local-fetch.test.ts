@@ -30,6 +30,8 @@ const INFO: ModelInfo = {
   threads: 1,
   threadsReason: '',
   backend: 'cpu',
+  build: 'default',
+  buildReason: '',
   chatTemplate: true,
   loadMs: 0,
 };

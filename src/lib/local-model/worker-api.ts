@@ -38,6 +38,10 @@ export interface ModelInfo {
   threadsReason: string;
   /** Where the model computes. WebGPU is not used yet. */
   backend: 'cpu';
+  /** llama.cpp's build: the default (JSPI and Memory64), or the compatible one where those are missing (Safari, WebKit). */
+  build: 'default' | 'compatible';
+  /** Why the compatible build, in words for Settings ('' for the default). */
+  buildReason: string;
   /** Whether the file has a chat template (without one, chat turns cannot be rendered). */
   chatTemplate: boolean;
   /** From the call to load until the model could answer. */
