@@ -119,7 +119,12 @@ function scriptedPage(page, upload) {
         return null;
       }
       return {
-        click: () => el.click(),
+        // puppeteer clicks where the element is when asked, without waiting for it to stand still
+        // (Playwright waits): Firefox missed a Settings button as the dialog above it filled in.
+        click: async () => {
+          await el.evaluate(settleInPage);
+          await el.click();
+        },
         type: (text) => el.type(text),
         press: (key) => el.press(key),
         upload: (...paths) => upload(el, paths),
@@ -276,26 +281,36 @@ async function webkitProfile(server) {
 }
 
 /** Scrolls an element into view and resolves once its box has not moved for three frames (at most 3 s). */
-const SETTLE = `
-  const [el, done] = [arguments[0], arguments[arguments.length - 1]];
-  const boxOf = () => {
-    const r = el.getBoundingClientRect();
-    return [r.x, r.y, r.width, r.height].join();
-  };
-  const t0 = performance.now();
-  let last = '';
-  let still = 0;
-  const tick = () => {
-    if (boxOf() === last) still++;
-    else {
-      still = 0;
-      el.scrollIntoView({ block: 'center', inline: 'center' });
-      last = boxOf();
-    }
-    if (still >= 3 || performance.now() - t0 > 3000) done();
-    else requestAnimationFrame(tick);
-  };
-  tick();`;
+/**
+ * In the page: resolves once the element has stood still for 3 frames (3 s at most), scrolled
+ * into the middle of its view. A dialog still filling in (a section's figures arriving) moves the
+ * controls below it, and a click aimed at where one was lands elsewhere.
+ */
+function settleInPage(el) {
+  return new Promise((done) => {
+    const boxOf = () => {
+      const r = el.getBoundingClientRect();
+      return [r.x, r.y, r.width, r.height].join();
+    };
+    const t0 = performance.now();
+    let last = '';
+    let still = 0;
+    const tick = () => {
+      if (boxOf() === last) still++;
+      else {
+        still = 0;
+        el.scrollIntoView({ block: 'center', inline: 'center' });
+        last = boxOf();
+      }
+      if (still >= 3 || performance.now() - t0 > 3000) done();
+      else requestAnimationFrame(tick);
+    };
+    tick();
+  });
+}
+
+/** settleInPage through WebDriver's async script. */
+const SETTLE = `const [el, done] = [arguments[0], arguments[arguments.length - 1]]; (${settleInPage})(el).then(done);`;
 
 /** Runs `fn(arg)` (maybe async) in the page and reports its value or its error through WebDriver's async script. */
 const ASYNC_CALL = (fn) => `
