@@ -329,12 +329,7 @@ test('offline after the first visit: with the host gone the app opens, runs a ne
   await person.open(host.url);
   await person.send("kept = 'from the first visit'");
   await person.expectText(person.reply(1), 'Done in', FIRST_RUN);
-  // The service worker controls a first visit from the start, but keeps the app only after the
-  // first run: wait until it says the app is kept, as Settings' "Offline: yes" does.
-  await expect.poll(() => person.page.evaluate(() => Boolean(navigator.serviceWorker?.controller)), { timeout: 120_000 }).toBe(true);
-  await expect
-    .poll(() => person.page.evaluate(() => (window as { pytabsOffline?: { status: { offline: string } } }).pytabsOffline?.status.offline ?? null), { timeout: 120_000 })
-    .toBe('ready');
+  await person.untilKeptOffline();
   host.refusing = true;
   await person.reload();
   await person.send('kept.upper()');

@@ -71,9 +71,7 @@ test('Ask with the model in this browser: its turn runs code in the session, and
 
   // With the host gone (the app and the model's runtime kept by the service worker, the model in
   // Cache Storage), a new page's question runs through the model again.
-  await expect
-    .poll(() => person.page.evaluate(() => (window as { pytabsOffline?: { status: { offline: string } } }).pytabsOffline?.status.offline ?? null), { timeout: 120_000 })
-    .toBe('ready');
+  await person.untilKeptOffline();
   host.refusing = true;
   await person.reload();
   await person.send('And now?');

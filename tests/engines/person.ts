@@ -58,6 +58,17 @@ export class Person {
     await expect.poll(ready, { timeout: 60_000, message: 'the page to reload' }).toBe(true);
   }
 
+  /**
+   * Waits until the app is kept for offline use. The service worker controls a first visit from
+   * the start, but keeps the app only after the first run; this is when Settings says "Offline: yes".
+   */
+  async untilKeptOffline(): Promise<void> {
+    await expect.poll(() => this.page.evaluate(() => Boolean(navigator.serviceWorker?.controller)), { timeout: 120_000 }).toBe(true);
+    await expect
+      .poll(() => this.page.evaluate(() => (window as { pytabsOffline?: { status: { offline: string } } }).pytabsOffline?.status.offline ?? null), { timeout: 120_000 })
+      .toBe('ready');
+  }
+
   /** The control, waiting for it to appear (and, with `enabled`, to be enabled). */
   async find(target: Target, { timeout = 30_000, enabled = false } = {}): Promise<EngineElement> {
     let found: EngineElement | null = null;
