@@ -113,6 +113,11 @@ test('on a plain host’s first visit an endless cell is left out and the rest r
     asStudent(e, 'Crash Carl');
     withCode(e, 'import os\nos.abort()');
   });
+  // Three endless cells in one message: each would cost the time limit and a fresh worker, so the third ends the row.
+  const endless = variant(handIn, (e) => {
+    asStudent(e, 'Endless Ed');
+    withCode(e, Array.from({ length: 4 }, () => '```python\nwhile True:\n    pass\n```').join('\n'));
+  });
   expect(await teacher.evaluate(() => crossOriginIsolated)).toBe(false);
   const grade = teacher.waitForEvent('filechooser');
   await teacher.getByRole('button', { name: 'Grade submissions' }).click();
@@ -122,10 +127,11 @@ test('on a plain host’s first visit an endless cell is left out and the rest r
       { name: 'never.pytabs.zip', data: neverStopped(handIn) },
       { name: 'crash.pytabs.zip', data: crash },
       { name: 'forged.pytabs.zip', data: forgedCopy(handIn) },
+      { name: 'endless.pytabs.zip', data: endless },
     ].map((f) => ({ name: f.name, mimeType: 'application/zip', buffer: Buffer.from(f.data) })),
   );
   const grading = region(teacher, 'Grading');
-  await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', '4', { timeout: 240_000 });
+  await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', '5', { timeout: 240_000 });
   const table = grading.getByRole('table', { name: 'Grades' });
   const row = (name: string) => table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name, exact: true }) });
   // Cells: the two checks, then the total.
@@ -147,6 +153,11 @@ test('on a plain host’s first visit an endless cell is left out and the rest r
   await expect(row('Crash Carl')).toContainText('error');
   await expect(row('Crash Carl')).toContainText('The worker crashed in cell 1');
   await expect(row('Crash Carl')).not.toContainText('Nothing saved');
+
+  await expect(row('Endless Ed')).toContainText('error');
+  await expect(row('Endless Ed')).toContainText('cell 3 did not finish in 3 s');
+  await expect(row('Endless Ed')).toContainText('3 cells did not finish; no check ran.');
+  await expect(row('Endless Ed')).not.toContainText('cell 4');
 
   // A forged copy that claims its own digest is not "another version": the teacher saved only one.
   await expect(row('Forger Fay').getByRole('cell').nth(2)).toHaveText('0');

@@ -24,6 +24,8 @@ export function gradingPoolSize(cores = globalThis.navigator?.hardwareConcurrenc
 const OUTPUT_CHARS = 2000;
 /** A worker lost under a check (its time limit) is started again and the cells replayed at most this often per hand-in. */
 const MAX_RESTARTS = 2;
+/** Cells that did not finish (each costing the time limit and a fresh worker) after which a hand-in's row ends as "error". */
+const MAX_UNFINISHED = 3;
 const NO_INPUT = 'input() is not available while grading: nobody answers it.';
 
 export type RowStatus = 'waiting' | 'grading' | 'graded' | 'error' | 'refused' | 'stopped';
@@ -259,6 +261,7 @@ export class GradingRun {
       if (result.error === 'Tampered') flags.add(`${result.name}: ${result.message.replace(/^not run: /, '')}`);
     };
     let scanned = false;
+    let timedOut = 0;
     const fresh = async (): Promise<SessionHost> => {
       // A cell that did not finish is left out and the replay starts again in a fresh worker, whether
       // or not its worker could be interrupted: what it half did never counts, on any page.
@@ -276,6 +279,7 @@ export class GradingRun {
         const unfinished = await this.replay(host, files, replayed, left, limitMs, errors);
         if (unfinished === null) return host;
         left.add(unfinished);
+        if (++timedOut >= MAX_UNFINISHED) throw new Ended(`${MAX_UNFINISHED} cells did not finish; no check ran.`);
       }
     };
     try {
@@ -338,6 +342,8 @@ export class GradingRun {
    * worker is then spoiled: interrupted half way, or ended), or null when all were run.
    */
   private async replay(host: SessionHost, files: Queued['files'], cells: Cell[], left: ReadonlySet<number>, limitMs: number, errors: string[]): Promise<number | null> {
+    // A replay after a check ended its worker meets the same cells again: each is told once.
+    const note = (text: string) => void (errors.includes(text) || errors.push(text));
     for (const file of files) await host.call((api) => api.writeFile(file.path, file.data));
     for (const [i, { code }] of cells.entries()) {
       if (left.has(i)) continue;
@@ -347,10 +353,10 @@ export class GradingRun {
       if (!ename) continue;
       if (ename === 'SessionCrashed') throw new Ended(`The worker crashed in cell ${i + 1}: ${result.error?.evalue}`);
       if (ename === 'TimeoutError' || !host.isLive) {
-        errors.push(`cell ${i + 1} ${ename === 'TimeoutError' ? `did not finish in ${limitMs / 1000} s` : `ended its worker (${ename})`}: left out, the other cells replayed without it`);
+        note(`cell ${i + 1} ${ename === 'TimeoutError' ? `did not finish in ${limitMs / 1000} s` : `ended its worker (${ename})`}: left out, the other cells replayed without it`);
         return i;
       }
-      errors.push(`cell ${i + 1} raised ${ename}`);
+      note(`cell ${i + 1} raised ${ename}`);
     }
     return null;
   }
