@@ -88,43 +88,36 @@ function grade(page, first, count, cases = false) {
 }
 
 /**
- * G2's baseline, in the bench's baseline page (not the app): students 1..30, each in a fresh
- * worker that loads bare Pyodide and runs their code and the checks, `pool` at once;
+ * G2's baseline, in `page`, the bench's baseline page (not the app): students 1..30, each in a
+ * fresh worker that loads bare Pyodide and runs their code and the checks, `pool` at once;
  * milliseconds, after checking every hand-in got its points.
  */
-async function gradeBare(browser, origin, books, checks, pool) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  try {
-    await page.goto(`${origin}/bench/`);
-    return await page.evaluate(
-      async ([books, code, checkSource, checks, pool, pointsOf]) => {
-        const expected = new Function(`return ${pointsOf}`)();
-        const indexURL = new URL('/pyodide/', location.href).href;
-        const one = (k) =>
-          new Promise((resolve, reject) => {
-            const worker = new Worker(`/bench/grading-worker.mjs?${k}`, { type: 'module' });
-            worker.onmessage = ({ data }) => {
-              worker.terminate();
-              if (data.error) reject(new Error(data.error));
-              else if (data.points !== expected(k)) reject(new Error(`student ${k} got ${data.points}, not ${expected(k)}`));
-              else resolve();
-            };
-            worker.onerror = (e) => reject(new Error(e.message || 'the bare grader failed to start'));
-            worker.postMessage({ indexURL, book: books[k], code, checkSource, checks });
-          });
-        const next = { k: 1 };
-        const t0 = performance.now();
-        await Promise.all(Array.from({ length: pool }, async () => {
-          while (next.k < books.length) await one(next.k++);
-        }));
-        return performance.now() - t0;
-      },
-      [books, CODE, CHECKS, checks, pool, pointsOf.toString()],
-    );
-  } finally {
-    await context.close();
-  }
+function gradeBare(page, books, checks, pool) {
+  return page.evaluate(
+    async ([books, code, checkSource, checks, pool, pointsOf]) => {
+      const expected = new Function(`return ${pointsOf}`)();
+      const indexURL = new URL('/pyodide/', location.href).href;
+      const one = (k) =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(`/bench/grading-worker.mjs?${k}`, { type: 'module' });
+          worker.onmessage = ({ data }) => {
+            worker.terminate();
+            if (data.error) reject(new Error(data.error));
+            else if (data.points !== expected(k)) reject(new Error(`student ${k} got ${data.points}, not ${expected(k)}`));
+            else resolve();
+          };
+          worker.onerror = (e) => reject(new Error(e.message || 'the bare grader failed to start'));
+          worker.postMessage({ indexURL, book: books[k], code, checkSource, checks });
+        });
+      const next = { k: 1 };
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: pool }, async () => {
+        while (next.k < books.length) await one(next.k++);
+      }));
+      return performance.now() - t0;
+    },
+    [books, CODE, CHECKS, checks, pool, pointsOf.toString()],
+  );
 }
 
 /** Runs `work` while sampling the renderers' PSS every 100 ms; its result, the peak in bytes and the CPU seconds the browser's processes used meanwhile. */
@@ -152,7 +145,11 @@ const SETTLE_MS = 500;
 export async function gradingRows(browser, origin, { reps, openApp, median, log }) {
   const context = await browser.newContext();
   const page = await openApp(context, `${origin}/`);
+  // G2's page, open until the end: a renderer that exits mid-measurement takes its CPU seconds out of the sum.
+  const bareContext = await browser.newContext();
+  const barePage = await bareContext.newPage();
   try {
+    await barePage.goto(`${origin}/bench/`);
     const books = await prepare(page);
     const checks = await page.evaluate(() => window.benchGrading.assignment.checks);
     // One unmeasured grading first: the page's first scratch worker pays for what every later one reuses.
@@ -173,7 +170,7 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
     await page.waitForTimeout(SETTLE_MS);
     const { result: cased, cpu: casedCpu } = await withPeak(browser.pid, () => grade(page, 0, CLASS_SIZE, true));
     await page.waitForTimeout(SETTLE_MS);
-    const { result: bareMs, cpu: bareCpu } = await withPeak(browser.pid, () => gradeBare(browser, origin, books, checks, batch.pool));
+    const { result: bareMs, cpu: bareCpu } = await withPeak(browser.pid, () => gradeBare(barePage, books, checks, batch.pool));
     for (let rep = 0; rep < reps; rep++) await single(reps + rep + 1);
     const one = median(singles);
     const perHandIn = (cpu) => `${(cpu / CLASS_SIZE).toFixed(2)} s CPU a hand-in`;
@@ -194,5 +191,6 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
     };
   } finally {
     await context.close();
+    await bareContext.close();
   }
 }
