@@ -19,6 +19,8 @@ const PRECOMPRESSED = new Set(['.zip', '.gz', '.br']);
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const COMLINK = fileURLToPath(import.meta.resolve('comlink/dist/esm/comlink.mjs'));
+// The bare grader (G2) reads a workbook with the SheetJS the app uses.
+const SHEETJS = fileURLToPath(import.meta.resolve('xlsx/xlsx.mjs'));
 
 /**
  * The rules of a Netlify/Cloudflare `_headers` file (the build copies public/_headers into
@@ -58,6 +60,7 @@ export function serve(distDir, { gzip = false, headers = true } = {}) {
   const projectHeaders = headers ? headerRules(path.join(distDir, '_headers')) : () => ({});
   const routes = (url) => {
     if (url === '/bench/comlink.mjs') return COMLINK;
+    if (url === '/bench/xlsx.mjs') return SHEETJS;
     const file = url.endsWith('/') ? `${url}index.html` : url;
     if (file.startsWith('/bench/')) return path.join(BENCH_DIR, 'static', file.slice('/bench/'.length));
     return path.join(distDir, file);

@@ -112,6 +112,8 @@ export class SessionAssignmentView {
 
   /** A grades table for `assignment`, kept on this device as its rows change. */
   private newGrading(assignment: Assignment, kept: GradeRow[] = []): GradingView {
+    // The versions saved before it, when this is the session's current one: grading tells their hand-ins from forged copies.
+    const earlier = this.current?.assignment.digest === assignment.digest ? (this.current.earlier ?? null) : null;
     const view: GradingView = new GradingView(
       new GradingRun(
         this.manager,
@@ -122,6 +124,7 @@ export class SessionAssignmentView {
         },
         undefined,
         kept,
+        earlier,
       ),
     );
     return view;
@@ -152,8 +155,8 @@ export class SessionAssignmentView {
 
   /** Save as assignment: the session becomes the teacher's copy, and the file for students is downloaded. */
   async save(draft: AssignmentDraft): Promise<void> {
-    const { assignment, file } = await saveAsAssignment(this.manager, this.owner.id, draft);
-    this.current = { role: 'teacher', assignment };
+    const { assignment, earlier, file } = await saveAsAssignment(this.manager, this.owner.id, draft);
+    this.current = { role: 'teacher', assignment, ...(earlier ? { earlier } : {}) };
     saveFile(file);
     this.report.inform(`Saved "${assignment.title}" as ${file.name}: give this file (or a link to it through #/open?from=) to your students.`);
   }

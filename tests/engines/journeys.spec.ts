@@ -371,9 +371,12 @@ test('a crashed worker (os.abort()) restarts its session, which then runs, stops
   // A student's session of a one-check assignment, opened from its file as a student would.
   const file = await person.page.evaluate(async (draft) => {
     type Lib = { saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { data: Uint8Array } }> };
-    const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: { createSession: (name: string) => Promise<{ id: string }> }; pytabsLib: Lib };
+    type Api = { createSession: (name: string) => Promise<{ id: string }>; deleteSession: (id: string) => Promise<void> };
+    const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: Api; pytabsLib: Lib };
     const teacher = await api.createSession('Teacher');
     const { file } = await lib.saveAsAssignment(api, teacher.id, draft);
+    // Only its file is needed; its tab, named by the assignment too, would be the student's namesake.
+    await api.deleteSession(teacher.id);
     return Array.from(file.data);
   }, ONE_CHECK);
   await person.choose('Import session', [{ name: 'Crash course.pytabs.zip', data: new Uint8Array(file) }]);

@@ -45,6 +45,7 @@ const draft = {
 let db: PyTabsDB;
 let manager: AssignmentManager;
 let python: WorkerSession;
+let bobHandIn: Uint8Array;
 
 beforeAll(async () => {
   const device = await portableDevice('assignments');
@@ -109,10 +110,14 @@ describe('Save as assignment, the student, Hand in', () => {
     const entries = unzipSync(file.data);
     expect(Object.keys(entries).sort()).toEqual(['assignment.json', 'files/data.csv', 'history.ipynb', 'history.json', 'manifest.json', 'manifest.sig']);
     expect(JSON.parse(strFromU8(entries['history.json'])).rounds).toEqual([]);
-    expect((await getAssignment(db, teacherId))).toEqual({ role: 'teacher', assignment });
+    expect((await getAssignment(db, teacherId))).toEqual({ role: 'teacher', assignment, earlier: [] });
+    // The teacher's tab is named as the class's file is.
+    expect((await db.get('sessions', teacherId))?.name).toBe('Sums');
     const again = await saveAsAssignment(manager, teacherId, { ...draft, instructions: 'New words' });
     expect(again.assignment.id).toBe(assignment.id);
     expect(again.assignment.digest).not.toBe(assignment.digest);
+    // The first version is remembered, so its hand-ins are told from forged copies.
+    expect((await getAssignment(db, teacherId))?.earlier).toEqual([assignment.digest]);
     assignmentFile = file.data;
   });
 
@@ -139,6 +144,7 @@ describe('Save as assignment, the student, Hand in', () => {
     expect((await python.run('name', undefined, {}, limits)).result?.['text/plain']).toBe("'Bob'");
 
     const file = await handIn(manager, studentId, '  Bob Stone ', results, 1_700_000_000_000);
+    bobHandIn = file.data;
     expect(file.name).toBe('Sums-Bob Stone.pytabs.zip');
     const entries = unzipSync(file.data);
     const submission = readSubmission(JSON.parse(strFromU8(entries['submission.json'])));
@@ -173,6 +179,41 @@ describe('Save as assignment, the student, Hand in', () => {
     expect(run.rows[2].errors[0]).toMatch(/not a zip archive/);
     expect(run.rows[3].errors[0]).toMatch(/"files\/extra.txt" is in the archive but not in its manifest/);
     expect(run.progress).toEqual({ done: 4, total: 4 });
+  });
+
+  it('says of a copy of the checks that is not the teacher’s whether it is an earlier version they saved or one they never did', async () => {
+    const found = (await getAssignment(db, teacherId))!;
+    // Bob handed in the first version; the teacher has saved a second since.
+    const handedOut = readAssignment(JSON.parse(strFromU8(unzipSync(bobHandIn)['assignment.json'])));
+    expect(found.earlier).toEqual([(await handedOut).digest]);
+    // A forger's copy: checks that always pass, its own digest made to match and claimed in submission.json.
+    const forged = await makeAssignment({ ...draft, checkSource: CHECKS.replace(/    assert .*/g, '    pass') }, found.assignment.id);
+    const entries = unzipSync(bobHandIn);
+    entries['assignment.json'] = strToU8(JSON.stringify({ format: 'pytabs-assignment', version: 1, ...forged }));
+    const submission = JSON.parse(strFromU8(entries['submission.json']));
+    entries['submission.json'] = strToU8(JSON.stringify({ ...submission, assignment: { ...submission.assignment, digest: forged.digest } }));
+    const manifest = JSON.parse(strFromU8(entries['manifest.json']));
+    for (const name of ['assignment.json', 'submission.json']) {
+      const data = entries[name];
+      manifest.entries[name] = { sha256: Buffer.from(await crypto.subtle.digest('SHA-256', data)).toString('hex'), size: data.byteLength };
+    }
+    entries['manifest.json'] = strToU8(JSON.stringify(manifest));
+    delete entries['manifest.sig'];
+    const files = [{ name: 'bob.pytabs.zip', data: bobHandIn }, { name: 'forged.pytabs.zip', data: zipSync(entries) }];
+
+    const notes = async (earlier: string[] | null) => {
+      // The note is read with the file, before its worker: this test has none, so the rows end in "error".
+      const run = new GradingRun(manager, found.assignment, undefined, undefined, [], earlier);
+      await run.add(files);
+      return run.rows.map((r) => r.note);
+    };
+    expect(await notes(found.earlier!)).toEqual([
+      'Handed in from an earlier version of this assignment; graded with your current checks.',
+      'Its copy of the checks is no version you saved (changed, with its digests made to match); it was ignored: graded with your checks.',
+    ]);
+    // Versions saved before they were kept: which it is cannot be told, and the note says both.
+    const unknown = 'Its copy of the checks is not your current one (an earlier version, or changed by hand); it was ignored: graded with your checks.';
+    expect(await notes(null)).toEqual([unknown, unknown]);
   });
 
   it('keeps the grades table for the assignment version it was graded with, and a page closed mid-grading marks its unfinished rows', async () => {

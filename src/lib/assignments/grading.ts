@@ -7,7 +7,7 @@ import { readSessionArchive, type ImportFile } from '../portability/import';
 import { assignmentTests, ASSIGNMENT_ENTRY, readAssignment, readSubmission, scored, SUBMISSION_ENTRY, type Assignment, type CheckResult } from '../portability/assignment-file';
 import { MAX_IMPORT_BYTES } from '../portability/limits';
 import { formatBytes } from '../format';
-import { WorkerTerminatedError, type SessionHost } from '../sessions/host';
+import { endedByStop, WorkerTerminatedError, type SessionHost } from '../sessions/host';
 import type { AssignmentManager } from './manager';
 import { describeProgram, runCases, testedProgram, type CaseRunner, type NoProgram, type TestedProgram } from './program';
 
@@ -24,6 +24,8 @@ export function gradingPoolSize(cores = globalThis.navigator?.hardwareConcurrenc
 const OUTPUT_CHARS = 2000;
 /** A worker lost under a check (its time limit) is started again and the cells replayed at most this often per hand-in. */
 const MAX_RESTARTS = 2;
+/** Cells that did not finish (each costing the time limit and a fresh worker) after which a hand-in's row ends as "error". */
+const MAX_UNFINISHED = 3;
 const NO_INPUT = 'input() is not available while grading: nobody answers it.';
 
 export type RowStatus = 'waiting' | 'grading' | 'graded' | 'error' | 'refused' | 'stopped';
@@ -66,11 +68,18 @@ export interface GradeRow {
   work: SubmittedWork | null;
 }
 
+/** A code cell of a hand-in, as the student's browser ran it. */
+interface Cell {
+  code: string;
+  /** It did not finish there: the student stopped it, or their session's time limit or another tab ended it. */
+  stopped: boolean;
+}
+
 /** A hand-in read and checked, waiting for its turn. */
 interface Queued {
   row: GradeRow;
   files: { path: string; data: Uint8Array }[];
-  cells: string[];
+  cells: Cell[];
   /** The program its cases test (the assignment's file, the marked message or the latest Code message), or why there is none. */
   program: TestedProgram | NoProgram | null;
 }
@@ -100,6 +109,8 @@ export class GradingRun {
     readonly poolSize = gradingPoolSize(),
     /** Rows kept from an earlier page: one that was still being graded when it closed is marked so. */
     kept: GradeRow[] = [],
+    /** The digests of the assignment's earlier versions saved on this device; null when not known (saved before they were kept). */
+    private readonly earlier: readonly string[] | null = null,
   ) {
     for (const row of kept) {
       const unfinished = row.status === 'waiting' || row.status === 'grading';
@@ -179,11 +190,11 @@ export class GradingRun {
     // Rounds imported from a notebook never ran in the student's session; an Ask round ran what its code cards ran.
     const rounds = archive.rounds
       .filter((r) => !r.importedFrom)
-      .map((round) => ({ round, asked: round.kind === 'ask', code: round.kind === 'ask' ? ranCode(round) : splitMessage(round.message).map((b) => b.code) }))
-      .filter(({ asked, code }) => !asked || code.length);
+      .map((round) => ({ round, asked: round.kind === 'ask', cells: ranCells(round) }))
+      .filter(({ asked, cells }) => !asked || cells.length);
     row.work = {
-      cells: rounds.map(({ round, asked, code }) =>
-        asked ? { code: code.join('\n\n'), output: shownOutput(round), asked: round.message } : { code: round.message, output: shownOutput(round) },
+      cells: rounds.map(({ round, asked, cells }) =>
+        asked ? { code: cells.map((c) => c.code).join('\n\n'), output: shownOutput(round), asked: round.message } : { code: round.message, output: shownOutput(round) },
       ),
       files: archive.files.map((f) => ({ path: f.path, size: f.data.byteLength })),
     };
@@ -197,10 +208,15 @@ export class GradingRun {
       program = testedProgram(tests, archive.rounds, file, submission.answer);
       row.program = describeProgram(program, 'the');
     }
-    return { row, files: archive.files, cells: rounds.flatMap(({ code }) => code), program };
+    return { row, files: archive.files, cells: rounds.flatMap(({ cells }) => cells), program };
   }
 
-  /** A note when the hand-in's copy of the assignment is not the teacher's (an earlier version, or changed checks): it is ignored either way. */
+  /**
+   * A note when the hand-in's copy of the assignment is not the teacher's: it is ignored either
+   * way. Only a digest the teacher saved is "another version": a copy whose checks were changed
+   * and its digests made to match is self-consistent, so what tells it apart is that no version
+   * of it was ever saved here.
+   */
   private async differs(inside: Uint8Array | undefined, claimed: string): Promise<string | undefined> {
     let copy: string | null = null;
     try {
@@ -208,10 +224,12 @@ export class GradingRun {
     } catch {
       // A copy that does not match its own digest was changed by hand.
     }
-    if (copy === this.assignment.digest && claimed === this.assignment.digest) return undefined;
-    return claimed === this.assignment.digest && copy !== claimed
-      ? 'Its copy of the checks was changed after it was handed out; it was ignored: graded with your checks.'
-      : 'Handed in from another version of this assignment; graded with your current checks.';
+    const current = this.assignment.digest;
+    if (copy === current && claimed === current) return undefined;
+    if (claimed === current || copy !== claimed) return 'Its copy of the checks was changed after it was handed out; it was ignored: graded with your checks.';
+    if (this.earlier?.includes(claimed)) return 'Handed in from an earlier version of this assignment; graded with your current checks.';
+    if (this.earlier) return 'Its copy of the checks is no version you saved (changed, with its digests made to match); it was ignored: graded with your checks.';
+    return 'Its copy of the checks is not your current one (an earlier version, or changed by hand); it was ignored: graded with your checks.';
   }
 
   private async work(): Promise<void> {
@@ -231,24 +249,38 @@ export class GradingRun {
     let host: SessionHost | null = null;
     // Program cases run in a namespace of their own: without checks, no cell need be replayed.
     const replayed = this.assignment.checks.length ? cells : [];
+    // Cells left out of every replay: those the student stopped, and those that did not finish here.
+    const left = new Set<number>();
+    for (const [i, cell] of replayed.entries()) {
+      if (!cell.stopped) continue;
+      left.add(i);
+      errors.push(`cell ${i + 1} was stopped in the student's session: not run again`);
+    }
     const flags = new Set<string>();
     const tampered = (result: CheckResult) => {
       if (result.error === 'Tampered') flags.add(`${result.name}: ${result.message.replace(/^not run: /, '')}`);
     };
     let scanned = false;
+    let timedOut = 0;
     const fresh = async (): Promise<SessionHost> => {
-      if (host) this.release(host);
-      host = this.manager.scratchHost();
-      this.live.add(host);
-      // Started now, so that "not live" below means ended (a hand-in with no file and no cell to replay starts none);
-      // sealed, and its code looked at, before any of it runs.
-      await host.call((api) => api.sealForGrading());
-      if (!scanned) {
-        scanned = true;
-        for (const flag of await this.scan(host, cells, program)) flags.add(flag);
+      // A cell that did not finish is left out and the replay starts again in a fresh worker, whether
+      // or not its worker could be interrupted: what it half did never counts, on any page.
+      for (;;) {
+        if (host) this.release(host);
+        host = this.manager.scratchHost();
+        this.live.add(host);
+        // Started now, so that "not live" below means ended (a hand-in with no file and no cell to replay starts none);
+        // sealed, and its code looked at, before any of it runs.
+        await host.call((api) => api.sealForGrading());
+        if (!scanned) {
+          scanned = true;
+          for (const flag of await this.scan(host, cells.map((c) => c.code), program)) flags.add(flag);
+        }
+        const unfinished = await this.replay(host, files, replayed, left, limitMs, errors);
+        if (unfinished === null) return host;
+        left.add(unfinished);
+        if (++timedOut >= MAX_UNFINISHED) throw new Ended(`${MAX_UNFINISHED} cells did not finish; no check ran.`);
       }
-      await this.replay(host, files, replayed, limitMs, errors);
-      return host;
     };
     try {
       let current = await fresh();
@@ -304,20 +336,29 @@ export class GradingRun {
     return found;
   }
 
-  /** The hand-in's files into the scratch workspace, then its code cells in order, each within the time limit. */
-  private async replay(host: SessionHost, files: Queued['files'], cells: string[], limitMs: number, errors: string[]): Promise<void> {
+  /**
+   * The hand-in's files into the scratch workspace, then its code cells in order (but those
+   * `left` out), each within the time limit. Returns the first cell that did not finish (the
+   * worker is then spoiled: interrupted half way, or ended), or null when all were run.
+   */
+  private async replay(host: SessionHost, files: Queued['files'], cells: Cell[], left: ReadonlySet<number>, limitMs: number, errors: string[]): Promise<number | null> {
+    // A replay after a check ended its worker meets the same cells again: each is told once.
+    const note = (text: string) => void (errors.includes(text) || errors.push(text));
     for (const file of files) await host.call((api) => api.writeFile(file.path, file.data));
-    for (const [i, code] of cells.entries()) {
+    for (const [i, { code }] of cells.entries()) {
+      if (left.has(i)) continue;
       const result = await host.run(code, {}, undefined, limitMs, { noInput: NO_INPUT });
       if (this.stopped) throw new Ended('Grading was stopped.');
       const ename = result.error?.ename;
       if (!ename) continue;
       if (ename === 'SessionCrashed') throw new Ended(`The worker crashed in cell ${i + 1}: ${result.error?.evalue}`);
-      const what = ename === 'TimeoutError' ? `did not finish in ${limitMs / 1000} s` : `raised ${ename}`;
-      errors.push(`cell ${i + 1} ${what}`);
-      // Its worker had to be ended: what the cells made is gone, and replaying would end the same way.
-      if (!host.isLive) throw new Ended(`cell ${i + 1} ${what}; its session had to be ended, so no check ran.`);
+      if (ename === 'TimeoutError' || !host.isLive) {
+        note(`cell ${i + 1} ${ename === 'TimeoutError' ? `did not finish in ${limitMs / 1000} s` : `ended its worker (${ename})`}: left out, the other cells replayed without it`);
+        return i;
+      }
+      note(`cell ${i + 1} raised ${ename}`);
     }
+    return null;
   }
 
   private release(host: SessionHost): void {
@@ -339,9 +380,14 @@ function describeFailure(error: unknown): string {
   return `Grading failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** The code an Ask round ran, in order: its code cards as approved or edited (a skipped card never started). */
-function ranCode(round: Round): string[] {
-  return round.events.flatMap((e) => (e.type === 'code_start' ? [e.code] : []));
+/**
+ * The cells a round ran, in order, each marked when it did not finish there: a Code message's
+ * cells, or the code an Ask round's cards ran (as approved or edited; a skipped card never started).
+ */
+function ranCells(round: Round): Cell[] {
+  const stopped = new Set(round.events.flatMap((e) => (e.type === 'exec_error' && endedByStop(e.error.ename) ? [e.block] : [])));
+  if (round.kind === 'ask') return round.events.flatMap((e) => (e.type === 'code_start' ? [{ code: e.code, stopped: stopped.has(e.block) }] : []));
+  return splitMessage(round.message).map((b, block) => ({ code: b.code, stopped: stopped.has(block) }));
 }
 
 /** What a round showed as text: its output, values and errors, cut for the read-only view. */

@@ -4,6 +4,7 @@ import { withStorage, type PortableManager } from '../portability/manager';
 import { deleteGrades, getAssignment, getGrades, putAnswer, putAssignment, putGrades } from '../storage/assignments';
 import type { AssignmentRole } from '../storage/db';
 import { readSessionContents } from '../storage/imports';
+import { updateSession } from '../storage/sessions';
 import type { GradeRow } from './grading';
 
 /** A session's assignment and its role in it: the teacher saved it as one, or a student opened one. */
@@ -12,6 +13,8 @@ export interface SessionAssignment {
   assignment: Assignment;
   /** The message the student marked as their answer; absent: their latest Code message. */
   answer?: number;
+  /** The teacher's: the digests of the versions saved before this one; absent: not known. */
+  earlier?: string[];
 }
 
 /** The assignment the session carries, or null. */
@@ -21,27 +24,39 @@ export function sessionAssignment(manager: Pick<PortableManager, 'dbName'>, sess
 
 /**
  * Save as assignment: the session becomes the teacher's copy of the assignment (saved again,
- * it keeps its id, so hand-ins of the earlier version still match), and the file for students
- * holds its workspace files (the starter files) and `assignment.json`. The session's history
- * and variables stay out: they are the teacher's solution.
+ * it keeps its id, so hand-ins of the earlier version still match, and the earlier version's
+ * digest is kept), named by its title, and the file for students holds its workspace files
+ * (the starter files) and `assignment.json`. The session's history and variables stay out:
+ * they are the teacher's solution.
  */
 export async function saveAsAssignment(
   manager: PortableManager,
   sessionId: string,
   draft: AssignmentDraft,
   now = Date.now(),
-): Promise<{ assignment: Assignment; file: ExportedFile }> {
+): Promise<{ assignment: Assignment; earlier?: string[]; file: ExportedFile }> {
   const result = await withStorage(manager, async (db) => {
     const [prior, read] = await Promise.all([getAssignment(db, sessionId), readSessionContents(db, sessionId)]);
     if (!read) throw new Error(`No session with id ${sessionId}.`);
     const assignment = await makeAssignment(draft, prior?.role === 'teacher' ? prior.assignment.id : undefined);
     const starter = { files: read.contents.files, rounds: [], variables: [], pickles: [], replay: [], held: null, origin: null };
     const packed = await packSession(db, { name: assignment.title, createdAt: now, vars: read.record.vars }, starter, now, new Map([[ASSIGNMENT_ENTRY, encodeAssignment(assignment)]]));
-    await putAssignment(db, sessionId, 'teacher', assignment);
-    return { assignment, file: { name: fileNameFor(assignment.title) + SESSION_SUFFIX, data: packed.data } };
+    const earlier = versionsBefore(prior, assignment);
+    await putAssignment(db, sessionId, 'teacher', assignment, earlier);
+    // Its tab reads as what the class is given.
+    await updateSession(db, sessionId, (r) => void (r.name = assignment.title));
+    return { assignment, ...(earlier ? { earlier } : {}), file: { name: fileNameFor(assignment.title) + SESSION_SUFFIX, data: packed.data } };
   });
   manager.storageChanged(sessionId, false);
   return result;
+}
+
+/** The digests saved before `next`: none for a new assignment; unknown (undefined) when the prior version's own were not kept. */
+function versionsBefore(prior: SessionAssignment | null, next: Assignment): string[] | undefined {
+  if (prior?.role !== 'teacher') return [];
+  if (!prior.earlier) return undefined;
+  const digests = [...prior.earlier, prior.assignment.digest];
+  return [...new Set(digests)].filter((d) => d !== next.digest);
 }
 
 /** Marks message `seq` as the student's answer, the program the cases test (null: the latest Code message). */

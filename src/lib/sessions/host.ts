@@ -357,10 +357,12 @@ export class SessionHost {
         // The restart failed too; its own error shows on the session's next call.
       }
     }
+    // A scratch session (grading's) has nothing saved to restart from or to lose: it only says what ended the run.
+    const scratch = this.sessionId === null;
     const what =
-      error.cause === 'timeout' ? `${timeoutText(timeoutMs)} The session restarted from its last saved state.` : error.message;
+      error.cause === 'timeout' ? `${timeoutText(timeoutMs)}${scratch ? '' : ' The session restarted from its last saved state.'}` : error.message;
     const evalue =
-      error.cause === 'deleted' || error.cause === 'taken' ? what
+      scratch || error.cause === 'deleted' || error.cause === 'taken' ? what
       : unsaved.length ? `${what} Not saved from this run: ${unsaved.join(', ')}.`
       : `${what} Nothing saved before this run was lost.`;
     return {

@@ -4,7 +4,12 @@ import type { Assignment, AssignmentRecord, AssignmentRole, GradesRecord, PyTabs
 export async function getAssignment(db: PyTabsDB, sessionId: string): Promise<Omit<AssignmentRecord, 'sessionId' | 'kind'> | null> {
   const found = await db.get('imports', [sessionId, 'assignment']);
   if (found?.kind !== 'assignment') return null;
-  return { role: found.role, assignment: found.assignment, ...(found.answer === undefined ? {} : { answer: found.answer }) };
+  return {
+    role: found.role,
+    assignment: found.assignment,
+    ...(found.answer === undefined ? {} : { answer: found.answer }),
+    ...(found.earlier === undefined ? {} : { earlier: found.earlier }),
+  };
 }
 
 /** Marks message `seq` as the student's answer (null: their latest Code message again). */
@@ -17,11 +22,14 @@ export async function putAnswer(db: PyTabsDB, sessionId: string, seq: number | n
   await tx.done;
 }
 
-/** Makes the session the teacher's copy of `assignment` (Save as assignment), replacing what it had. */
-export async function putAssignment(db: PyTabsDB, sessionId: string, role: AssignmentRole, assignment: Assignment): Promise<void> {
+/**
+ * Makes the session the teacher's copy of `assignment` (Save as assignment), replacing what it
+ * had; `earlier` are the digests of the versions saved before it (absent: not known).
+ */
+export async function putAssignment(db: PyTabsDB, sessionId: string, role: AssignmentRole, assignment: Assignment, earlier?: string[]): Promise<void> {
   const tx = db.transaction(['sessions', 'imports'], 'readwrite');
   if (!(await tx.objectStore('sessions').get(sessionId))) throw new Error(`No session with id ${sessionId}.`);
-  await tx.objectStore('imports').put({ sessionId, kind: 'assignment', role, assignment });
+  await tx.objectStore('imports').put({ sessionId, kind: 'assignment', role, assignment, ...(earlier ? { earlier } : {}) });
   await tx.done;
 }
 

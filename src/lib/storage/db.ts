@@ -182,6 +182,12 @@ export interface AssignmentRecord {
   assignment: Assignment;
   /** The message (its number in the history) the student marked as their answer; absent: their latest Code message. */
   answer?: number;
+  /**
+   * The teacher's: the digests of the versions saved before this one, oldest first, so grading
+   * can tell a hand-in of an earlier version from a forged copy. Absent: not known (a version
+   * saved before they were kept).
+   */
+  earlier?: string[];
 }
 
 /**
