@@ -224,7 +224,10 @@ test('Settings shows storage used against the quota and whether storage is persi
   const estimate = await page.evaluate(() => navigator.storage.estimate());
   expect(estimate.quota).toBeGreaterThan(0);
   await expect(storage).toContainText(/used of [\d.]+ [KMG]B available to PyTabs \([\d.]+%\)/);
-  await expect(storage.getByRole('meter')).toHaveAttribute('max', String(estimate.quota));
+  // Chromium's quota follows the disk's free space, which other processes on the machine move
+  // between two reads: the meter's maximum is the quota the browser gave, within 1%.
+  const shown = Number(await storage.getByRole('meter').getAttribute('max'));
+  expect(Math.abs(shown - estimate.quota!) / estimate.quota!).toBeLessThan(0.01);
 
   const persisted = await page.evaluate(() => navigator.storage.persisted());
   await expect(storage).toContainText(persisted ? 'Persistent storage: granted' : 'Persistent storage: not granted');
