@@ -8,6 +8,7 @@ import UpdateBanner from './ui/UpdateBanner.svelte';
 import { createApi, type PyTabsApi } from './lib/api';
 import { endWithPage } from './lib/sessions/page-life';
 import { isEmbedLink } from './lib/embed/options';
+import { storageRiskOnOpen } from './lib/storage-risk';
 
 declare global {
   interface Window {
@@ -62,11 +63,13 @@ async function startApp(): Promise<void> {
     const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
     performance.mark('pytabs:storage-open');
     serviceWorker.attach(manager);
-    target.replaceChildren();
     window.pytabs = createApi(manager);
     window.pytabsLib = lib;
     endWithPage(manager);
-    const app = mount(App, { target, props: { manager } });
+    // Decided before the first paint: a notice arriving later moved the page under a click.
+    const storageRisk = await storageRiskOnOpen(manager.settingsStore).catch(() => null);
+    target.replaceChildren();
+    const app = mount(App, { target, props: { manager, storageRisk } });
     void onDataErased(manager, (reason) => {
       void unmount(app);
       showDataGone(target, reason);

@@ -1,3 +1,4 @@
+import { hasPersistRequest } from './capabilities';
 import type { SettingsStore } from './storage/settings';
 
 /**
@@ -50,6 +51,17 @@ export function homeScreenState(): boolean | undefined {
 
 export async function storageNoticeDone(store: SettingsStore): Promise<boolean> {
   return Boolean(await store.get(STORAGE_NOTICE_KEY));
+}
+
+/**
+ * The notice this page shows, if any: decided before the app first paints. Told later, it pushed
+ * the whole page down under a person's click (Firefox's storage estimate can take seconds), so
+ * it asks only `persisted()`, not the estimate.
+ */
+export async function storageRiskOnOpen(store: SettingsStore): Promise<StorageRisk | null> {
+  if (await storageNoticeDone(store)) return null;
+  const persisted = Boolean(await globalThis.navigator?.storage?.persisted?.());
+  return storageRisk({ persisted, persistRequest: hasPersistRequest(), standalone: homeScreenState() });
 }
 
 /** Remembers that the person dismissed the notice or acted on it, so later visits do not show it again. */

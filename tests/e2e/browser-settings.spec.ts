@@ -79,11 +79,22 @@ test('a browser without shared memory, Web Locks, BroadcastChannel or persist() 
   await expect(reply(page, 1)).toContainText('42', FIRST_RUN);
 });
 
-test('storage at risk is told once, without blocking anything, and a dismissal is remembered across visits', async ({ page }) => {
+test('storage at risk is told once, without blocking anything or moving the page, and a dismissal is remembered across visits', async ({ page }) => {
+  // Whether the notice was there when the app first painted: one arriving later pushed the page
+  // down under a person's click (a Firefox test clicked beside Clear grades).
+  await page.addInitScript(() => {
+    const seen = new MutationObserver(() => {
+      if (!document.querySelector('main')) return;
+      (window as { noticeAtFirstPaint?: boolean }).noticeAtFirstPaint = Boolean(document.querySelector('section.storage-notice'));
+      seen.disconnect();
+    });
+    seen.observe(document, { childList: true, subtree: true });
+  });
   await openApp(page);
   expect(await page.evaluate(() => navigator.storage.persisted())).toBe(false);
   const notice = page.getByRole('region', { name: 'Your work is kept in this browser only' });
   await expect(notice).toContainText('This browser may delete PyTabs’ data after some time without a visit or when space runs low');
+  expect(await page.evaluate(() => (window as { noticeAtFirstPaint?: boolean }).noticeAtFirstPaint)).toBe(true);
   await expect(notice.getByRole('button', { name: 'Keep data on this device' })).toBeVisible();
   // It blocks nothing: the app is used with the notice on screen.
   await page.getByRole('button', { name: 'New session' }).click();
