@@ -280,17 +280,23 @@ async function webkitProfile(server) {
   };
 }
 
-/** Scrolls an element into view and resolves once its box has not moved for three frames (at most 3 s). */
 /**
- * In the page: resolves once the element has stood still for 3 frames (3 s at most), scrolled
- * into the middle of its view. A dialog still filling in (a section's figures arriving) moves the
- * controls below it, and a click aimed at where one was lands elsewhere.
+ * In the page: resolves once the element has stood still for 3 frames, scrolled into the middle
+ * of its view, with nothing over its middle (3 s at most), as Playwright's clicks wait. A dialog
+ * still filling in (a section's figures arriving) moves the controls below it, and a passing note
+ * floats over the page: a click aimed at where one was lands elsewhere.
  */
 function settleInPage(el) {
   return new Promise((done) => {
     const boxOf = () => {
       const r = el.getBoundingClientRect();
       return [r.x, r.y, r.width, r.height].join();
+    };
+    const onTop = () => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      // A radio or checkbox drawn by its label is clicked through it.
+      return hit !== null && (el.contains(hit) || [...(el.labels ?? [])].some((label) => label.contains(hit)));
     };
     const t0 = performance.now();
     let last = '';
@@ -302,7 +308,7 @@ function settleInPage(el) {
         el.scrollIntoView({ block: 'center', inline: 'center' });
         last = boxOf();
       }
-      if (still >= 3 || performance.now() - t0 > 3000) done();
+      if ((still >= 3 && onTop()) || performance.now() - t0 > 3000) done();
       else requestAnimationFrame(tick);
     };
     tick();
