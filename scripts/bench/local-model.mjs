@@ -111,10 +111,19 @@ async function browserRun(browser, origin, openApp) {
     const before = rendererMemory(browser.pid);
     const result = await page.evaluate(
       async ({ DECODE, SYSTEM, FIRST, FOLLOW_UP }) => {
-        // Loaded as Ask loads a kept model: a Blob from Cache Storage, backed by the disk, not memory.
-        const cache = await caches.open('pytabs-bench-model');
-        await cache.put('bench.gguf', await fetch('models/bench.gguf'));
-        const blob = await (await cache.match('bench.gguf')).blob();
+        // Loaded as Ask loads a kept model: a Blob from Cache Storage, backed by the disk, not
+        // memory. A fresh context's Cache Storage may refuse 400 MB (Chromium says only "Unexpected
+        // internal error"): then a Blob in memory, and the notes say which.
+        let blob;
+        let from = 'Cache Storage';
+        try {
+          const cache = await caches.open('pytabs-bench-model');
+          await cache.put('bench.gguf', await fetch('models/bench.gguf'));
+          blob = await (await cache.match('bench.gguf')).blob();
+        } catch {
+          from = 'memory';
+          blob = await (await fetch('models/bench.gguf')).blob();
+        }
         const model = await window.pytabs.loadLocalModel({ kind: 'blob', blob }, { nCtx: 2048, seed: 1 });
         const decode = await model.chat([{ role: 'user', content: FIRST }], { maxTokens: DECODE + 1, ignoreEnd: true });
         // A new conversation: its prompt shares nothing with the decode's.
@@ -134,7 +143,7 @@ async function browserRun(browser, origin, openApp) {
           { role: 'user', content: FOLLOW_UP },
         ]);
         window.benchModel = model;
-        return { msPerToken: decode.decodeMs / Math.max(1, decode.completionTokens - 1), firstQuestion: first.ms, followUp: followUp.ms, threads: model.info.threads };
+        return { msPerToken: decode.decodeMs / Math.max(1, decode.completionTokens - 1), firstQuestion: first.ms, followUp: followUp.ms, threads: model.info.threads, from };
       },
       { DECODE, SYSTEM, FIRST, FOLLOW_UP },
     );
@@ -177,7 +186,7 @@ export async function localModelRows(browser, outDir, origin, { reps, median, op
   ];
   const notes =
     `Local model: a ${Math.round(bytes / MB)} MB file of Qwen2.5-0.5B's shape (q8_0, random weights), ${THREADS} threads in Chromium (cross-origin isolated: ${samples.browser[0]?.threads} used) and in node-llama-cpp ${NATIVE_VERSION}; ` +
-    `the page's PSS before loading ${Math.round(med('browser', 'pssBefore') / MB)} MB. L2 and L2a are from the request to the first token through the model's API (the round's own work before the request is left out). ` +
+    `the page's PSS before loading ${Math.round(med('browser', 'pssBefore') / MB)} MB, the model's Blob from ${samples.browser[0]?.from}. L2 and L2a are from the request to the first token through the model's API (the round's own work before the request is left out). ` +
     `L4 (a later visit against a first visit's download) is not measured yet. Firefox and WebKit are not measured here. Medians of ${reps}.`;
   return { rows, samples, notes };
 }
