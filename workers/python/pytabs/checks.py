@@ -37,8 +37,8 @@ class CheckOutcome(TypedDict):
     output: str
 
 
-class _CutWriter(io.TextIOBase):
-    """Keeps what is written up to ``limit`` characters, then notes the cut once and drops the rest."""
+class CutWriter(io.TextIOBase):
+    """Keeps what is written up to ``limit`` characters and drops the rest; ``cut`` tells whether it did."""
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
@@ -58,9 +58,12 @@ class _CutWriter(io.TextIOBase):
             self.cut = True
         return len(text)
 
+    def kept(self) -> str:
+        return ''.join(self._parts)
+
     def text(self) -> str:
-        kept = ''.join(self._parts)
-        return f'{kept}\n… output cut at {self._limit} characters' if self.cut else kept
+        """What was kept, with a line saying where it was cut."""
+        return f'{self.kept()}\n… output cut at {self._limit} characters' if self.cut else self.kept()
 
 
 def copy_namespace(namespace: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +108,7 @@ def run_check(namespace: dict[str, Any], source: str, name: str, output_limit: i
     A KeyboardInterrupt (the page's time limit) ends the check as failed with the
     error name ``KeyboardInterrupt``; the page words it ("did not finish in 30 s").
     """
-    writer = _CutWriter(output_limit)
+    writer = CutWriter(output_limit)
     try:
         remember_source(CHECKS_FILE, source)
         scope = copy_namespace(namespace)
@@ -125,7 +128,7 @@ def run_check(namespace: dict[str, Any], source: str, name: str, output_limit: i
         return _failed(name, message, type(exc).__name__, writer)
 
 
-def _failed(name: str, message: str, error: str | None, writer: _CutWriter) -> CheckOutcome:
+def _failed(name: str, message: str, error: str | None, writer: CutWriter) -> CheckOutcome:
     return {'name': name, 'passed': False, 'message': message, 'error': error, 'output': writer.text()}
 
 

@@ -31,9 +31,10 @@ import sys
 import traceback
 from typing import Any, TypedDict
 
+from .checks import CHECKS_FILE, CutWriter
+
 # The pseudo-file the program is compiled as when it is not a file of the workspace.
 PROGRAM_FILE = '<program>'
-CHECKS_FILE = '<checks>'
 
 
 class CaseOutcome(TypedDict):
@@ -47,31 +48,6 @@ class CaseOutcome(TypedDict):
     stderr: str
     # The first line (from 1) where actual and expected differ under the rule; None when they agree.
     line: int | None
-
-
-class _Capture(io.TextIOBase):
-    """Keeps what is written up to ``limit`` characters; the rest is counted as cut."""
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._parts: list[str] = []
-        self._size = 0
-        self.cut = False
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        room = self._limit - self._size
-        if room > 0:
-            self._parts.append(text[:room])
-            self._size += min(room, len(text))
-        if len(text) > room:
-            self.cut = True
-        return len(text)
-
-    def text(self) -> str:
-        return ''.join(self._parts)
 
 
 def judge_lines(text: str) -> list[str]:
@@ -162,7 +138,7 @@ def run_case(
     A KeyboardInterrupt (the page's time limit, or Stop) ends the case as failed with
     the error name ``KeyboardInterrupt``; the page words it.
     """
-    out, err = _Capture(output_limit), _Capture(output_limit)
+    out, err = CutWriter(output_limit), CutWriter(output_limit)
     namespace: dict[str, Any] = {'__name__': '__main__', '__builtins__': builtins, '__file__': filename}
     stdin = sys.stdin
     error: str | None = None
@@ -190,11 +166,11 @@ def run_case(
         return _outcome(False, 'raised KeyboardInterrupt', 'KeyboardInterrupt', out, err, None)
     finally:
         sys.stdin = stdin
-    actual = out.text()
+    actual = out.kept()
     if out.cut:
         return _outcome(False, f'printed more than {output_limit} characters', 'OutputLimit', out, err, None)
     if error:
-        detail = err.text().rstrip().split('\n')[-1] if err.text().strip() else error
+        detail = err.kept().rstrip().split('\n')[-1] if err.kept().strip() else error
         return _outcome(False, f'raised {detail}', error, out, err, first_difference(expected, actual, rule if rule != 'function' else 'judge', tolerance))
     if rule == 'function':
         try:
@@ -211,5 +187,5 @@ def run_case(
     return _outcome(False, difference_message(expected, actual, rule, line), None, out, err, line)
 
 
-def _outcome(passed: bool, message: str, error: str | None, out: _Capture, err: _Capture, line: int | None) -> CaseOutcome:
-    return {'passed': passed, 'message': message, 'error': error, 'actual': out.text(), 'stderr': err.text(), 'line': line}
+def _outcome(passed: bool, message: str, error: str | None, out: CutWriter, err: CutWriter, line: int | None) -> CaseOutcome:
+    return {'passed': passed, 'message': message, 'error': error, 'actual': out.kept(), 'stderr': err.kept(), 'line': line}
