@@ -5,6 +5,7 @@ import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 // default one. Its worker script goes in as text, as wllama starts it from a Blob.
 import compatWasmUrl from '@wllama/wllama-compat/wasm/wllama.wasm?url';
 import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
+import { hasJspi, hasMemory64 } from '../src/lib/capabilities';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import { PromptTooLong } from '../src/lib/local-model/worker-api';
@@ -81,16 +82,9 @@ function threadPlan(): { threads: number; reason: string } {
   return { threads, reason: `${threads} threads: this browser reports ${cores} cores${cores > MAX_THREADS ? `, and the model uses at most ${MAX_THREADS}` : ''}.` };
 }
 
-/** What the default build needs; without either, the compatible build runs (slower). */
+/** What the default build needs (capabilities.ts finds each); without either, the compatible build runs (slower). */
 function missingFeatures(): string[] {
-  const missing: string[] = [];
-  if (!('Suspending' in WebAssembly)) missing.push('WebAssembly JSPI');
-  try {
-    new WebAssembly.Memory({ address: 'i64', initial: 1n } as unknown as WebAssembly.MemoryDescriptor);
-  } catch {
-    missing.push('WebAssembly Memory64');
-  }
-  return missing;
+  return [hasJspi() ? '' : 'WebAssembly JSPI', hasMemory64() ? '' : 'WebAssembly Memory64'].filter(Boolean);
 }
 
 /** Fetches a file of this app's origin, counting its bytes as they arrive (total 0: not known). */
