@@ -1,5 +1,5 @@
 import { formatBytes } from '../format';
-import { readGgufBlobHeader, truncation } from './gguf';
+import { readGgufBlobHeader, truncation, type GgufHeader } from './gguf';
 import { keepModel, type KeptModel } from './store';
 
 /** A model a deployer lists in `models.json` beside the app. */
@@ -60,8 +60,8 @@ export async function sha256Hex(blob: Blob): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** Checks a model file before it is kept: GGUF, whole, and (when known) the listed size and sha256. */
-export async function checkModelFile(file: Blob, expected?: { size?: number; sha256?: string }): Promise<void> {
+/** Checks a model file before it is kept: GGUF, whole, and (when known) the listed size and sha256; returns its header. */
+export async function checkModelFile(file: Blob, expected?: { size?: number; sha256?: string }): Promise<GgufHeader> {
   if (expected?.size !== undefined && file.size !== expected.size) {
     throw new Error(`The file has ${file.size} bytes, not the ${expected.size} the list gives: it was not kept. Try again, or tell whoever hosts it.`);
   }
@@ -72,14 +72,14 @@ export async function checkModelFile(file: Blob, expected?: { size?: number; sha
   if (expected?.sha256 && (await sha256Hex(file)) !== expected.sha256.toLowerCase()) {
     throw new Error('The file’s sha256 is not the one the list gives (damaged on the way, or changed on the host): it was not kept.');
   }
+  return header;
 }
 
 /** Keeps a file the person picked, after checking it is a whole GGUF model. */
 export async function keepPickedModel(file: File): Promise<KeptModel> {
-  await checkModelFile(file);
+  const header = await checkModelFile(file);
   const room = await roomFor(file.size);
   if (room) throw new Error(room);
-  const header = await readGgufBlobHeader(file);
   const name = String(header.metadata.get('general.name') ?? '') || file.name;
   return keepModel({ id: `file:${file.name}:${file.size}`, name, from: { kind: 'file', fileName: file.name } }, file);
 }
@@ -146,8 +146,7 @@ export async function downloadModel(
     }
   }
   const file = new Blob(parts as BlobPart[]);
-  await checkModelFile(file, { size: source.size, sha256: source.sha256 });
-  const header = await readGgufBlobHeader(file);
+  const header = await checkModelFile(file, { size: source.size, sha256: source.sha256 });
   const name = source.name || String(header.metadata.get('general.name') ?? '') || new URL(url).pathname.split('/').pop() || url;
   const sha256 = source.sha256?.toLowerCase() ?? (await sha256Hex(file));
   return keepModel({ id: sha256, name, sha256, from: { kind: 'url', url }, ...(source.licence ? { licence: source.licence } : {}) }, file);
