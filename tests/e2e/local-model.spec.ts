@@ -267,12 +267,8 @@ test('files that are not a whole GGUF model of a known architecture get plain er
  */
 const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
 
-test('Ask with the model in this browser: added in Settings, its turn runs code in the session and hears the output; kept after a reload, offline, and removed', async ({ page, context }) => {
-  test.setTimeout(300_000);
-  await openApp(page);
-  const id = await firstSessionId(page);
-
-  // Settings → Assistant → A model in this browser → Add a model file.
+/** Settings → Assistant → A model in this browser → Add a model file: the Prefers r model, chosen. */
+async function addPrefersR(page: Page) {
   await page.getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Settings' });
   await dialog.getByRole('radio', { name: 'A model in this browser' }).check();
@@ -281,6 +277,15 @@ test('Ask with the model in this browser: added in Settings, its turn runs code 
   await dialog.getByRole('button', { name: 'Add a model file' }).click();
   await (await chooser).setFiles({ name: 'prefers-r.gguf', mimeType: 'application/octet-stream', buffer: prefersR });
   await expect(dialog.getByRole('radio', { name: /^Prefers r \(431 KB\)/ })).toBeChecked();
+  return dialog;
+}
+
+test('Ask with the model in this browser: added in Settings, its turn runs code in the session and hears the output; kept after a reload, offline, and removed', async ({ page, context }) => {
+  test.setTimeout(300_000);
+  await openApp(page);
+  const id = await firstSessionId(page);
+
+  const dialog = await addPrefersR(page);
   // A file that is not a model is refused, and the kept one stays.
   const bad = page.waitForEvent('filechooser');
   await dialog.getByRole('button', { name: 'Add a model file' }).click();
@@ -436,4 +441,52 @@ test('downloads: the site’s models.json list and an address, with progress, St
     server.closeAllConnections();
     server.close();
   }
+});
+
+test("two sessions ask the page's one model at once on a slow machine: each round's run is its own session's", async ({ page }) => {
+  test.setTimeout(300_000);
+  await openApp(page);
+  const dialog = await addPrefersR(page);
+  await dialog.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText('Settings saved.')).toBeVisible();
+  const tab = (name: string) => page.getByRole('tab', { name, exact: true });
+  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
+
+  // Session 1 holds r = 42, Session 2 r = 7.
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r = 42');
+  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  await page.getByRole('button', { name: 'New session' }).click();
+  await expect(tab('Session 2')).toHaveAttribute('aria-selected', 'true');
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r = 7');
+  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+
+  // On a machine four times slower, Session 2 asks, then Session 1 while Session 2's round is
+  // under way (the model loading or answering), then Session 2 runs code of its own meanwhile.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  await mode.getByRole('radio', { name: 'Ask' }).check();
+  await send(page, 'What is r?');
+  await tab('Session 1').click();
+  await mode.getByRole('radio', { name: 'Ask' }).check();
+  await send(page, 'What is r?');
+  await tab('Session 2').click();
+  await expect(reply(page, 2)).toBeVisible();
+
+  // Each round's first run printed its own session's r, however the two shared the model.
+  const firstRun = reply(page, 2).getByRole('group', { name: 'Code 1' });
+  await expect(firstRun).toContainText(/Out\s*7\s*$/, { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped', { timeout: 60_000 });
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r * 2');
+  await expect(reply(page, 3)).toContainText('14', { timeout: 60_000 });
+
+  await tab('Session 1').click();
+  const other = reply(page, 2).getByRole('group', { name: 'Code 1' });
+  await expect(other).toContainText(/Out\s*42\s*$/, { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped', { timeout: 60_000 });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
 });
