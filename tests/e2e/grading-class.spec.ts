@@ -1,10 +1,10 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { strFromU8 } from 'fflate';
 import * as XLSX from 'xlsx';
 import { choose, firstSessionId, openApp, region } from './app';
 import { asStudent, variant, withCode } from './hand-ins';
-import { CASE_NAMES, consoleClass, DRAFT, MAX_POINTS, SOLUTION, TITLE } from './console-class';
+import { CASE_NAMES, consoleClass, DRAFT, MAX_POINTS, SOLUTION, TITLE, type Student } from './console-class';
 
 // A class of 30 hand-ins of a console exercise graded by its program cases in the Grading
 // panel, with real Pyodide workers: right programs, ones wrong on some cases (off by one, the
@@ -14,7 +14,7 @@ import { CASE_NAMES, consoleClass, DRAFT, MAX_POINTS, SOLUTION, TITLE } from './
 // console-class.ts says each defect must get.
 
 /** One real hand-in of the exercise, made through the app's API: a student runs the solution (answering its input()) and hands it in. */
-async function realHandIn(page: import('@playwright/test').Page): Promise<Uint8Array> {
+async function realHandIn(page: Page): Promise<Uint8Array> {
   const teacher = await firstSessionId(page);
   const data = await page.evaluate(
     async ([teacher, draft, solution]) => {
@@ -67,21 +67,32 @@ test('a class of 30 graded by its program cases: every case, every total and eve
   await expect(table.getByRole('rowheader')).toHaveCount(30);
   const columns = [...CASE_NAMES, 'Total'];
   const header = await table.getByRole('columnheader').allTextContents();
-  expect(header.slice(1, 1 + columns.length).map((h) => h.replace(/ \(\d+\)$/, ''))).toEqual(columns);
   expect(header[columns.length]).toBe(`Total (${MAX_POINTS})`);
-  /** What a row must hold: its points per case, its total, its status, and its flag or none. */
-  const expected = (s: (typeof students)[number]) => [...CASE_NAMES.map((c) => String(s.points[c])), String(s.total), 'graded', s.flag ?? ''];
+  /** Column names without their points. */
+  const bare = (names: string[]) => names.map((h) => h.replace(/ \(\d+\)$/, ''));
+  const names = bare(header);
+  expect(names.slice(1, 1 + columns.length)).toEqual(columns);
+  /** What a row must hold, by column: its points per case, its total, its status, and its flag or none; keyed by student and defect, so a failure says whose. */
+  const key = (s: Student) => `${s.name} (${s.what})`;
+  const expected = Object.fromEntries(
+    students.map((s) => [key(s), { ...Object.fromEntries(CASE_NAMES.map((c) => [c, String(s.points[c])])), Total: String(s.total), Status: 'graded', 'Read this one': s.flag ?? '' }]),
+  );
+  /** A row's cells by column (`get`), its flag shortened to the expected reason when it holds it. */
+  const seen = (s: Student, get: (column: string) => string) => {
+    const flag = get('Read this one');
+    return { ...Object.fromEntries(columns.map((c) => [c, get(c)])), Status: get('Status'), 'Read this one': s.flag && flag.includes(s.flag) ? s.flag : flag };
+  };
 
-  const onScreen = new Map<string, string[]>();
+  const onScreen: Record<string, Record<string, string>> = {};
   for (const s of students) {
     const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: s.name, exact: true }) });
-    const cells = await row.getByRole('cell').allTextContents();
-    // Cells: the cases, the total, time, status, messages, errors, program tested, read this one.
-    const flag = cells.at(-1)!;
-    onScreen.set(s.name, [...cells.slice(0, columns.length), cells[columns.length + 1], s.flag && flag.includes(s.flag) ? s.flag : flag]);
-    if (s.says) expect(`${cells[columns.length + 2]} ${cells[columns.length + 3]}`, `${s.name} (${s.what})`).toContain(s.says);
+    // The row header is the Student column; the cells are the rest.
+    const cells = ['', ...(await row.getByRole('cell').allTextContents())];
+    const get = (column: string) => cells[names.indexOf(column)];
+    onScreen[key(s)] = seen(s, get);
+    if (s.says) expect(`${get('Messages')} ${get('Errors')}`, key(s)).toContain(s.says);
   }
-  expect(Object.fromEntries(onScreen)).toEqual(Object.fromEntries(students.map((s) => [s.name, expected(s)])));
+  expect(onScreen).toEqual(expected);
 
   // The grades file says the same.
   const download = page.waitForEvent('download');
@@ -91,14 +102,12 @@ test('a class of 30 graded by its program cases: every case, every total and eve
   const sheet = XLSX.read(csv, { type: 'string', raw: true }).Sheets.Sheet1;
   const [head, ...body] = XLSX.utils.sheet_to_json<string[]>(sheet, { header: 1, raw: false, defval: '' });
   expect(body).toHaveLength(30);
-  const at = (name: string) => head.indexOf(name);
-  const inFile = new Map(
-    body.map((line) => {
-      const flag = line[at('Read this one')];
-      const student = students.find((s) => s.name === line[0]);
-      const cells = header.slice(1, 1 + columns.length).map((h) => line[at(h)]);
-      return [line[0], [...cells, line[at('Status')], student?.flag && flag.includes(student.flag) ? student.flag : flag]];
-    }),
-  );
-  expect(Object.fromEntries(inFile)).toEqual(Object.fromEntries(students.map((s) => [s.name, expected(s)])));
+  const inFile: Record<string, Record<string, string>> = {};
+  const fileNames = bare(head);
+  for (const line of body) {
+    const s = students.find((s) => s.name === line[0]);
+    if (!s) throw new Error(`the grades file has a row for ${line[0]}, who handed nothing in`);
+    inFile[key(s)] = seen(s, (column) => line[fileNames.indexOf(column)]);
+  }
+  expect(inFile).toEqual(expected);
 });
