@@ -1,4 +1,5 @@
 import { test as base } from '@playwright/test';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { launchEngine, type Engine, type EngineName, type EngineProfile, type ProfileOptions } from '../../scripts/engines.mjs';
 import { StaticHost } from '../e2e/static-host';
@@ -17,11 +18,35 @@ interface Fixtures {
   newProfile: (options?: ProfileOptions) => Promise<EngineProfile>;
   /** A person in a fresh profile, on one page. */
   person: Person;
+  /** Lets a test's second try run only when its first ended in the engine's own crash (see below). */
+  onlyAfterCrash: void;
 }
+
+/**
+ * The engine's own process dying (WebKitGTK's web process once, in a CI run: "session deleted
+ * because of page crash or hang") is not the app's failure to show: such a try is tried again,
+ * once (the config's `retries: 1`). Any other failure fails the second try at once, so a flaky
+ * check stays red.
+ */
+const ENGINE_CRASH = /page crash|Target crashed|Browser has disconnected|browser has been closed|session deleted/i;
 
 const DIST = path.resolve('dist');
 
 export const test = base.extend<Fixtures, Where & { engine: Engine }>({
+  onlyAfterCrash: [
+    async ({}, use, testInfo) => {
+      const marker = path.join(testInfo.project.outputDir, '.engine-crashes', testInfo.testId);
+      if (testInfo.retry > 0 && !existsSync(marker)) throw new Error('Not tried again: its first try failed, and not by a crash of the engine.');
+      await use();
+      const message = testInfo.errors.map((e) => e.message ?? '').join('\n');
+      if (testInfo.status === 'failed' && ENGINE_CRASH.test(message)) {
+        mkdirSync(path.dirname(marker), { recursive: true });
+        writeFileSync(marker, message);
+        console.log(`The engine crashed in "${testInfo.title}" (${testInfo.project.name}); it is tried once more.`);
+      }
+    },
+    { auto: true },
+  ],
   engineName: ['firefox', { option: true, scope: 'worker' }],
   hostHeaders: ['plain', { option: true, scope: 'worker' }],
   engine: [

@@ -16,7 +16,8 @@ export default defineConfig<object, Where>({
   // Two cores: each test starts Pyodide workers, which are CPU-bound.
   workers: 1,
   fullyParallel: false,
-  retries: 0,
+  // A second try only after the engine's own crash: tests/engines/fixtures.ts (onlyAfterCrash).
+  retries: 1,
   reporter: [['list']],
   outputDir: process.env.PW_OUTPUT_DIR ?? '../../test-results-engines',
   // Chromium keeps its full suite in tests/e2e (on a host with the project's headers), so by
