@@ -46,7 +46,7 @@ export class LocalModelGone extends Error {
 }
 
 /** How long an unload waits for wllama to end its own workers before ending ours. */
-const EXIT_WAIT_MS = 3000;
+const EXIT_WAIT_MS = 10_000;
 
 /** The model's worker and its API; every call fails as soon as the worker does. */
 class ModelWorker {
