@@ -5,7 +5,7 @@ import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 // default one. Its worker script goes in as text, as wllama starts it from a Blob.
 import compatWasmUrl from '@wllama/wllama-compat/wasm/wllama.wasm?url';
 import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
-import { hasJspi, hasMemory64 } from '../src/lib/capabilities';
+import { hasJspi, hasMemory64, webGpu } from '../src/lib/capabilities';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import { PromptTooLong } from '../src/lib/local-model/worker-api';
@@ -80,6 +80,19 @@ function threadPlan(): { threads: number; reason: string } {
   }
   const threads = Math.min(cores, MAX_THREADS);
   return { threads, reason: `${threads} threads: this browser reports ${cores} cores${cores > MAX_THREADS ? `, and the model uses at most ${MAX_THREADS}` : ''}.` };
+}
+
+/**
+ * Whether the model computes on WebGPU, and why (browser-paths.ts's modelLine says the same in
+ * Settings → This browser). A software adapter (SwiftShader, where a machine has no GPU for the
+ * browser) is slower than the CPU path, so 'auto' leaves it.
+ */
+async function gpuPlan(mode: LoadOptions['gpu'] = 'auto'): Promise<{ gpu: boolean; reason: string }> {
+  if (mode === 'never') return { gpu: false, reason: 'On the CPU: WebGPU was turned off for it.' };
+  const { kind, name } = await webGpu();
+  if (kind === 'none') return { gpu: false, reason: 'On the CPU: this browser offers no GPU through WebGPU.' };
+  if (kind === 'software' && mode === 'auto') return { gpu: false, reason: `On the CPU: the only GPU WebGPU offers here is a software one (${name}), slower than the CPU.` };
+  return { gpu: true, reason: `On the GPU through WebGPU (${name}).` };
 }
 
 /** What the default build needs (capabilities.ts finds each); without either, the compatible build runs (slower). */
@@ -163,36 +176,21 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
   nativeLog.length = 0;
 
   const { threads, reason } = threadPlan();
-  // PyTabs keeps the model files itself (local-model/store.ts) and hands wllama a Blob, so
-  // wllama's own download cache is never used: a backend that keeps nothing, which also lets it
-  // start where its default (OPFS) is missing (WebKitGTK).
-  const model = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, cacheManager: new CacheManager([new NoStorage()]) });
-  // The compatible build from this origin, never from a CDN: wllama picks it where the default
-  // build's features are missing.
-  model.setCompat({ wasm: compatWasmUrl, worker: { code: compatWorkerCode } });
+  const plan = await gpuPlan(options.gpu);
   onProgress?.({ phase: 'load', loaded: 0, total: blob.size });
+  let model: Wllama;
+  let onGpu = plan.gpu;
+  let backendReason = plan.reason;
   try {
-    await model.loadModel([blob], {
-      n_ctx: nCtx,
-      n_threads: threads,
-      // Without it wllama picks WebGPU wherever navigator.gpu exists, even with no usable GPU.
-      n_gpu_layers: 0,
-      // One conversation at a time: the whole context for it.
-      n_parallel: 1,
-      seed: options.seed,
-    });
+    model = await start(blob, { architecture, nCtx, threads, gpu: plan.gpu, seed: options.seed });
   } catch (error) {
-    await model.exit().catch(() => undefined);
-    throw refusal(architecture, (error as Error).message);
+    if (!plan.gpu || error instanceof ModelRefused) throw error;
+    // WebGPU could not take it (a driver's limit, a shader it lacks): the CPU can.
+    model = await start(blob, { architecture, nCtx, threads, gpu: false, seed: options.seed });
+    onGpu = false;
+    backendReason = `On the CPU: WebGPU could not load it (${(error as Error).message}).`;
   }
   const context = model.getLoadedContextInfo();
-  if (!(context.n_vocab > 0) || !(context.n_ctx > 0)) {
-    await model.exit().catch(() => undefined);
-    // llama.cpp refused it and wllama resolved anyway, every figure 0; or the wasm heap (capped
-    // at 4 GiB) could not hold it, which "loads" the same way.
-    if (nativeReason()) throw refusal(architecture, '');
-    throw new Error(`The model did not fit in the memory this browser gives the page (${blob.size} bytes).`);
-  }
   onProgress?.({ phase: 'load', loaded: blob.size, total: blob.size });
   wllama = model;
   const used = model.getNumThreads();
@@ -207,12 +205,56 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     nEmbd: context.n_embd,
     threads: used,
     threadsReason: used === threads ? reason : `One thread: this browser cannot share memory between the model's threads.`,
-    backend: 'cpu',
+    backend: onGpu ? 'webgpu' : 'cpu',
+    backendReason,
     build: missing.length ? 'compatible' : 'default',
     buildReason: missing.length ? `The compatible build (slower): this browser lacks ${missing.join(' and ')}.` : '',
     chatTemplate: Boolean(model.getChatTemplate()),
     loadMs: Math.round(performance.now() - started),
   };
+}
+
+/** A refusal that another backend would refuse too: the file, not where it runs. */
+class ModelRefused extends Error {}
+
+/**
+ * A wllama holding the file, on WebGPU (every layer) or the CPU. PyTabs keeps the model files
+ * itself (local-model/store.ts) and hands wllama a Blob, so wllama's own download cache is never
+ * used: a backend that keeps nothing, which also lets it start where its default (OPFS) is
+ * missing (WebKitGTK).
+ */
+async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { architecture: string; nCtx: number; threads: number; gpu: boolean; seed?: number }): Promise<Wllama> {
+  nativeLog.length = 0;
+  const model = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, cacheManager: new CacheManager([new NoStorage()]) });
+  // The compatible build from this origin, never from a CDN: wllama picks it where the default
+  // build's features are missing.
+  model.setCompat({ wasm: compatWasmUrl, worker: { code: compatWorkerCode } });
+  try {
+    await model.loadModel([blob], {
+      n_ctx: nCtx,
+      n_threads: threads,
+      // 0 keeps it on the CPU; otherwise wllama offloads every layer to WebGPU.
+      ...(gpu ? {} : { n_gpu_layers: 0 }),
+      // One conversation at a time: the whole context for it.
+      n_parallel: 1,
+      seed,
+    });
+  } catch (error) {
+    await model.exit().catch(() => undefined);
+    if (nativeReason() || !gpu) throw new ModelRefused(refusal(architecture, (error as Error).message).message);
+    throw error;
+  }
+  const context = model.getLoadedContextInfo();
+  if (!(context.n_vocab > 0) || !(context.n_ctx > 0)) {
+    await model.exit().catch(() => undefined);
+    // llama.cpp refused it and wllama resolved anyway, every figure 0; or the wasm heap (capped
+    // at 4 GiB) could not hold it, which "loads" the same way.
+    if (nativeReason()) throw new ModelRefused(refusal(architecture, '').message);
+    // On WebGPU, the GPU's memory may be what was short: the CPU is tried next.
+    if (gpu) throw new Error('it did not fit in the GPU’s memory');
+    throw new ModelRefused(`The model did not fit in the memory this browser gives the page (${blob.size} bytes).`);
+  }
+  return model;
 }
 
 /** Runs one streamed chat request to its end or its stop. */

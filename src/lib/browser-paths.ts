@@ -1,4 +1,4 @@
-import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasMemory64, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks } from './capabilities';
+import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasMemory64, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks, type WebGpuFacts } from './capabilities';
 import type { HostHeaders } from './hosting';
 import type { AppServiceWorkerStatus } from './offline/service-worker';
 import { inputPath } from './sessions/input';
@@ -21,6 +21,8 @@ export interface BrowserFacts {
   isolated: boolean;
   /** What the host sends itself (src/lib/hosting.ts); null until asked. */
   host: HostHeaders | null;
+  /** What WebGPU offers (capabilities.ts `webGpu`); null until asked. */
+  gpu: WebGpuFacts | null;
 }
 
 /** One path the app takes in this browser, as a line for Settings → This browser. */
@@ -31,7 +33,7 @@ export interface BrowserPath {
 }
 
 /** The capabilities of this page, found now; the rest is asked of the browser, the service worker and the host by the caller. */
-export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline' | 'host'> {
+export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline' | 'host' | 'gpu'> {
   return {
     isolated: typeof crossOriginIsolated === 'boolean' && crossOriginIsolated,
     sharedMemory: hasSharedMemory(),
@@ -153,7 +155,7 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
 }
 
 /** Whether Ask can use a model in this browser, and on what (workers/model.worker.ts decides the same way). */
-export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated' | 'sharedMemory'>): string {
+export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated' | 'sharedMemory' | 'gpu'>): string {
   const threads = !facts.isolated
     ? 'with one thread (the page is not cross-origin isolated)'
     : facts.sharedMemory
@@ -161,5 +163,13 @@ export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isola
       : 'with one thread (this browser gives the page no shared memory)';
   const missing = [facts.jspi ? '' : 'WebAssembly JSPI', facts.memory64 ? '' : 'WebAssembly Memory64'].filter(Boolean);
   const build = missing.length ? `, in the slower compatible build (this browser lacks ${missing.join(' and ')})` : '';
-  return `A model in this browser: yes, on the CPU, ${threads}${build}`;
+  const where =
+    facts.gpu === null
+      ? 'on the CPU unless WebGPU offers a GPU'
+      : facts.gpu.kind === 'hardware'
+        ? `on the GPU through WebGPU (${facts.gpu.name})`
+        : facts.gpu.kind === 'software'
+          ? `on the CPU (WebGPU offers only a software GPU here, ${facts.gpu.name}, slower)`
+          : 'on the CPU (no GPU through WebGPU here)';
+  return `A model in this browser: yes, ${where}, ${threads}${build}`;
 }

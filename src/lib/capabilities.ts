@@ -67,3 +67,24 @@ export function hasBroadcastChannel(): boolean {
 export function hasPersistRequest(): boolean {
   return typeof navigator === 'object' && typeof navigator.storage?.persist === 'function';
 }
+
+/** What WebGPU offers here: a hardware GPU, only a software one (SwiftShader, no GPU for the browser), or nothing. */
+export interface WebGpuFacts {
+  kind: 'hardware' | 'software' | 'none';
+  /** The adapter's vendor and architecture, as the browser tells them ('' when there is none). */
+  name: string;
+}
+
+interface GpuAdapterLike {
+  info?: { vendor?: string; architecture?: string; isFallbackAdapter?: boolean };
+}
+
+/** Asks WebGPU for an adapter (in a page or a worker); a browser without WebGPU, or one that gives none, is 'none'. */
+export async function webGpu(): Promise<WebGpuFacts> {
+  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<GpuAdapterLike | null> } } | undefined)?.gpu;
+  const adapter = gpu ? await gpu.requestAdapter().catch(() => null) : null;
+  if (!adapter) return { kind: 'none', name: '' };
+  const name = [adapter.info?.vendor, adapter.info?.architecture].filter(Boolean).join(' ') || 'an unnamed GPU';
+  const software = Boolean(adapter.info?.isFallbackAdapter) || adapter.info?.architecture === 'swiftshader';
+  return { kind: software ? 'software' : 'hardware', name };
+}

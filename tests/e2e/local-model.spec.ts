@@ -4,46 +4,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
-import type { LocalModel, ModelSource } from '../../src/lib/local-model/client';
+import type { ModelSource } from '../../src/lib/local-model/client';
 import { FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
+import { MODEL_URL, modelWorkers, serveModel, TINY } from './local-models';
 
-declare global {
-  interface Window {
-    /** The model a test loaded, kept between its page.evaluate calls. */
-    testModel?: LocalModel;
-  }
-}
 
 // The local model on real llama.cpp (wllama's wasm) in Chromium, on a tiny qwen2 file of random
 // weights written here (scripts/gguf.mjs): it answers nonsense, so these tests check the
 // mechanics (a worker of its own, streaming, stop, schema, errors, unload), never the words.
 
-const tiny = Buffer.from(ggufBytes({ shape: 'tiny' }));
-const MODEL_URL = 'models/tiny.gguf';
-
-/**
- * The dedicated workers alive in this test's browser context, by the browser's own list
- * (DevTools' targets): Playwright's `page.workers()` at times kept a terminated worker listed,
- * and the browser's list also holds other contexts' workers (an earlier test's, still closing).
- */
-async function liveWorkers(page: Page): Promise<string[]> {
-  const own = await page.context().newCDPSession(page);
-  const cdp = await page.context().browser()!.newBrowserCDPSession();
-  try {
-    const { targetInfo } = await own.send('Target.getTargetInfo');
-    const { targetInfos } = await cdp.send('Target.getTargets');
-    return targetInfos.filter((target) => target.type === 'worker' && target.browserContextId === targetInfo.browserContextId).map((target) => target.url);
-  } finally {
-    await cdp.detach();
-    await own.detach();
-  }
-}
-const modelWorkers = async (page: Page) => (await liveWorkers(page)).filter((url) => /\/assets\/model\.worker-[^/]+\.js$/.test(url) || url.startsWith('blob:'));
-
-/** Serves a file beside the app, as a deployer would put one in `dist/models/`. */
-async function serveModel(page: Page, body: Buffer = tiny, path = MODEL_URL): Promise<void> {
-  await page.context().route(`**/${path}`, (route) => route.fulfill({ body, contentType: 'application/octet-stream' }));
-}
+const tiny = TINY;
 
 /** Loads the tiny model by address (seeded, so answers repeat) and keeps it in `window.testModel`. */
 async function loadTiny(page: Page) {

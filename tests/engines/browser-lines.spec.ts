@@ -35,5 +35,6 @@ test('Settings → This browser names the paths this engine takes; run_sync is o
   const isolated = await person.page.evaluate(() => crossOriginIsolated);
   const shared = expected.stop === 'Stop: interrupts';
   const threads = !isolated ? 'with one thread (the page is not cross-origin isolated)' : shared ? 'with up to 4 threads' : 'with one thread (this browser gives the page no shared memory)';
-  await person.expectText(paths, `A model in this browser: yes, on the CPU, ${threads}${jspi ? '' : ', in the slower compatible build'}`);
+  // None of these engines offers a GPU through WebGPU here (no GPU, and Chromium runs with --disable-gpu).
+  await person.expectText(paths, `A model in this browser: yes, on the CPU (no GPU through WebGPU here), ${threads}${jspi ? '' : ', in the slower compatible build'}`);
 });

@@ -19,6 +19,7 @@ const ALL: BrowserFacts = {
   offline: { offline: 'ready', controlled: true, updateReady: false, reloadPending: false },
   isolated: true,
   host: { isolation: true, workerPolicy: true },
+  gpu: { kind: 'none', name: '' },
 };
 
 const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => p.text);
@@ -42,7 +43,7 @@ describe('Settings → This browser', () => {
       'One tab per session (Web Locks): yes',
       'Other tabs told of changes: at once',
       'Keep data on this device: can ask',
-      'A model in this browser: yes, on the CPU, with up to 4 threads',
+      'A model in this browser: yes, on the CPU (no GPU through WebGPU here), with up to 4 threads',
       'input(): waits for you (shared memory)',
     ]);
     const bare = lines({
@@ -68,13 +69,19 @@ describe('Settings → This browser', () => {
     expect(bare[7]).toBe('Other tabs told of changes: when you switch to them');
     expect(bare[8]).toBe('Keep data on this device: cannot ask');
     expect(bare[9]).toBe(
-      'A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
+      'A model in this browser: yes, on the CPU (no GPU through WebGPU here), with one thread (the page is not cross-origin isolated), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
     );
-    expect(lines({ isolated: false })[9]).toBe('A model in this browser: yes, on the CPU, with one thread (the page is not cross-origin isolated)');
+    expect(lines({ isolated: false })[9]).toBe('A model in this browser: yes, on the CPU (no GPU through WebGPU here), with one thread (the page is not cross-origin isolated)');
     // WebKitGTK behind the headers: isolated, and still no shared memory.
     expect(lines({ sharedMemory: false, jspi: false, memory64: false })[9]).toBe(
-      'A model in this browser: yes, on the CPU, with one thread (this browser gives the page no shared memory), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
+      'A model in this browser: yes, on the CPU (no GPU through WebGPU here), with one thread (this browser gives the page no shared memory), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
     );
+    // WebGPU: a GPU, a software one only (SwiftShader: slower than the CPU), or not asked yet.
+    expect(lines({ gpu: { kind: 'hardware', name: 'nvidia ampere' } })[9]).toBe('A model in this browser: yes, on the GPU through WebGPU (nvidia ampere), with up to 4 threads');
+    expect(lines({ gpu: { kind: 'software', name: 'google swiftshader' } })[9]).toBe(
+      'A model in this browser: yes, on the CPU (WebGPU offers only a software GPU here, google swiftshader, slower), with up to 4 threads',
+    );
+    expect(lines({ gpu: null })[9]).toBe('A model in this browser: yes, on the CPU unless WebGPU offers a GPU, with up to 4 threads');
     expect(bare[10]).toMatch(/^input\(\): no: this window has no shared memory and no service worker/);
     expect(lines({ persisted: true })[8]).toBe('Keep data on this device: granted');
   });

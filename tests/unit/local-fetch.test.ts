@@ -30,6 +30,7 @@ const INFO: ModelInfo = {
   threads: 1,
   threadsReason: '',
   backend: 'cpu',
+  backendReason: '',
   build: 'default',
   buildReason: '',
   chatTemplate: true,

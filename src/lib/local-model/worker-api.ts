@@ -11,6 +11,11 @@ export interface LoadOptions {
   nCtx?: number;
   /** Makes sampling repeatable (tests, the bench). */
   seed?: number;
+  /**
+   * WebGPU: 'auto' (the default) where the browser gives a hardware GPU; 'always' also on a
+   * software one (SwiftShader: for tests, slower than the CPU); 'never' the CPU.
+   */
+  gpu?: 'auto' | 'always' | 'never';
 }
 
 /** Loading's steps: fetching an address (bytes of total, 0 when unknown), then reading the file into llama.cpp. */
@@ -36,8 +41,10 @@ export interface ModelInfo {
   threads: number;
   /** Why that many, in words for Settings. */
   threadsReason: string;
-  /** Where the model computes. WebGPU is not used yet. */
-  backend: 'cpu';
+  /** Where the model computes: WebGPU, or the CPU (llama.cpp's wasm). */
+  backend: 'webgpu' | 'cpu';
+  /** Why there, in words for Settings. */
+  backendReason: string;
   /** llama.cpp's build: the default (JSPI and Memory64), or the compatible one where those are missing (Safari, WebKit). */
   build: 'default' | 'compatible';
   /** Why the compatible build, in words for Settings ('' for the default). */
