@@ -1,4 +1,5 @@
-import { expect, type Frame, type Locator, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { expect, type Download, type Frame, type Locator, type Page } from '@playwright/test';
 import type { PyTabsApi } from '../../src/lib/api';
 
 declare global {
@@ -62,8 +63,21 @@ export function region(page: Page, name: string): Locator {
 }
 
 /** Clicks a button that opens the file picker and chooses files (text or bytes) in it, as a person would. */
-export async function choose(page: Page, button: string, files: { name: string; text: string | Uint8Array }[]): Promise<void> {
+export async function choose(page: Page, button: string, files: { name: string; text: string | Uint8Array }[], mimeType = 'text/plain'): Promise<void> {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: button }).click();
-  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'text/plain', buffer: Buffer.from(f.text) })));
+  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType, buffer: Buffer.from(f.text) })));
+}
+
+/** `choose` for .zip files (sessions, hand-ins). */
+export function chooseZips(page: Page, button: string, files: { name: string; data: Uint8Array }[]): Promise<void> {
+  return choose(page, button, files.map((f) => ({ name: f.name, text: f.data })), 'application/zip');
+}
+
+/** What a click made the browser download: the download and its bytes. */
+export async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
+  const event = page.waitForEvent('download');
+  await click();
+  const download = await event;
+  return { download, data: new Uint8Array(readFileSync(await download.path())) };
 }

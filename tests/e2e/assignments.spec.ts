@@ -1,10 +1,9 @@
-import { test, expect, type Browser, type Download, type Page } from '@playwright/test';
+import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { strFromU8, strToU8, unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
-import { choose, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
+import { choose, chooseZips, downloaded, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
 import { asStudent, BOB, CHECKS, json, otherAssignmentHandIn, RIGHT, studentHandIn, variant, withCode, workbook } from './hand-ins';
 
 // A class's round trip, through the UI by role and name, on the built app with real Pyodide,
@@ -13,19 +12,6 @@ import { asStudent, BOB, CHECKS, json, otherAssignmentHandIn, RIGHT, studentHand
 // ones (each with its own data.xlsx under the same name) and hostile ones, then downloads the
 // grades and reads them back with SheetJS.
 test.describe.configure({ mode: 'serial' });
-
-async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
-  const event = page.waitForEvent('download');
-  await click();
-  const download = await event;
-  return { download, data: new Uint8Array(readFileSync(await download.path())) };
-}
-
-async function chooseFiles(page: Page, button: string, files: { name: string; data: Uint8Array }[]): Promise<void> {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: button }).click();
-  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'application/zip', buffer: Buffer.from(f.data) })));
-}
 
 /** The class: 30 hand-ins made from Bob's, each with the right code and its own data.xlsx under the same name. */
 function classHandIns(): { name: string; data: Uint8Array }[] {
@@ -76,7 +62,7 @@ test('a student opens it, passes two checks of three, checks without changing a 
   test.setTimeout(240_000);
   const student = await (await browser.newContext()).newPage();
   await openApp(student);
-  await chooseFiles(student, 'Import session', [{ name: 'Column sums.pytabs.zip', data: assignmentFile }]);
+  await chooseZips(student, 'Import session', [{ name: 'Column sums.pytabs.zip', data: assignmentFile }]);
   await expect(student.getByRole('heading', { name: 'Column sums', exact: true })).toBeVisible();
   const panel = region(student, 'Assignment: Column sums');
   await expect(panel).toContainText('Add up column n of data.xlsx');
@@ -164,7 +150,7 @@ test('the teacher grades 30 hand-ins with their own data.xlsx and hostile ones, 
   const otherAssignment = otherAssignmentHandIn(bobHandIn);
   const before = await dumpDatabase(teacher);
 
-  await chooseFiles(teacher, 'Grade submissions', [
+  await chooseZips(teacher, 'Grade submissions', [
     { name: 'Column sums-Bob.pytabs.zip', data: bobHandIn },
     ...students,
     { name: 'loop.pytabs.zip', data: loop },
@@ -270,7 +256,7 @@ test('Stop ends a grading run: the hand-ins being graded and those waiting are m
   test.setTimeout(300_000);
   const grading = region(teacher, 'Grading');
   const progress = grading.getByRole('progressbar', { name: 'Grading progress' });
-  await chooseFiles(teacher, 'Grade submissions', classHandIns());
+  await chooseZips(teacher, 'Grade submissions', classHandIns());
   await expect(progress).toHaveAttribute('aria-valuemax', '68');
   await expect.poll(async () => Number(await progress.getAttribute('aria-valuenow')), { timeout: 120_000 }).toBeGreaterThan(39);
   await grading.getByRole('button', { name: 'Stop' }).click();

@@ -1,9 +1,8 @@
-import { test, expect, type Download, type Page } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { choose, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
+import { choose, downloaded, dumpDatabase, FIRST_RUN, openApp, region, reply, send } from './app';
 
 // Sessions as files and the clean slate as a person uses them: controls by role and name,
 // the built app, real Pyodide, real IndexedDB. The session exported in the first test is the
@@ -23,13 +22,6 @@ const CODE = [
 
 /** The exported `Hand-in 3.pytabs.zip`, as the first test downloaded it. */
 let exported: Uint8Array;
-
-async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
-  const event = page.waitForEvent('download');
-  await click();
-  const download = await event;
-  return { download, data: new Uint8Array(readFileSync(await download.path())) };
-}
 
 /** Every entry of a session archive matches the sha256 and size its manifest gives. */
 function expectManifestRight(zip: Record<string, Uint8Array>): Record<string, unknown> {

@@ -1,8 +1,7 @@
-import { test, expect, type Browser, type Download, type Page } from '@playwright/test';
+import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { readFileSync } from 'node:fs';
 import { strFromU8, unzipSync } from 'fflate';
-import { FIRST_RUN, openApp, region, reply, send } from './app';
+import { chooseZips, downloaded, FIRST_RUN, openApp, region, reply, send } from './app';
 import { asStudent, json, variant, withCode } from './hand-ins';
 
 // A console exercise checked by its input and output, through the UI by role and name, with
@@ -19,19 +18,6 @@ const ANN = "n = int(input())\nprint(sum(int(input()) for _ in range(n)) if n el
 async function axeViolations(page: Page): Promise<string[]> {
   const axe = await new AxeBuilder({ page }).analyze();
   return axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; data: Uint8Array }> {
-  const event = page.waitForEvent('download');
-  await click();
-  const download = await event;
-  return { download, data: new Uint8Array(readFileSync(await download.path())) };
-}
-
-async function chooseFiles(page: Page, button: string, files: { name: string; data: Uint8Array }[]): Promise<void> {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: button }).click();
-  await (await chooser).setFiles(files.map((f) => ({ name: f.name, mimeType: 'application/zip', buffer: Buffer.from(f.data) })));
 }
 
 /** Answers the session's waiting input() with each line in turn. */
@@ -105,7 +91,7 @@ test('a student passes two cases of three, sees what differs, marks their answer
   test.setTimeout(240_000);
   const student = await (await browser.newContext()).newPage();
   await openApp(student);
-  await chooseFiles(student, 'Import session', [{ name: 'Sum of N.pytabs.zip', data: assignmentFile }]);
+  await chooseZips(student, 'Import session', [{ name: 'Sum of N.pytabs.zip', data: assignmentFile }]);
   const panel = region(student, 'Assignment: Sum of N');
   await expect(panel).toContainText('3 program case(s) test nothing yet: there is no Code message to test yet.');
 
@@ -180,7 +166,7 @@ test('the teacher grades the class by its cases: a column per case, the points o
     asStudent(e, 'Pat Poster');
     withCode(e, "import js\njs.postMessage('forged')\nn = int(input())\nprint(sum(int(input()) for _ in range(n)))");
   });
-  await chooseFiles(teacher, 'Grade submissions', [
+  await chooseZips(teacher, 'Grade submissions', [
     { name: 'Sum of N-Ann.pytabs.zip', data: annHandIn },
     { name: 'right.pytabs.zip', data: right },
     { name: 'wrong.pytabs.zip', data: wrong },
