@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
+import { TurtlePicture } from '../../src/lib/turtle/picture';
 import { loadRuntime } from './load-runtime';
 
 // PyTabs' turtle inside a session's Runtime on real Pyodide: what a run sends to the page (live
@@ -181,6 +182,18 @@ describe('turtle in a session', () => {
     expect(check()).toMatchObject({ passed: true, message: 'You drew a closed square.' });
     await run('for _ in range(3):\n    turtle.forward(80)\n    turtle.left(120)');
     expect(check()).toMatchObject({ passed: false, message: 'Draw 4 sides, not 3.' });
+  });
+
+  it("gives the page's live picture the same lines as the picture kept with the reply", async () => {
+    // Lines of 42 points begin and fill within one batch of changes: each point must reach the page once.
+    await run('import turtle\nturtle.done()\nt = turtle.Turtle()\nt.speed(0)\nfor i in range(300):\n    t.forward(i * 0.5)\n    t.left(59)');
+    const { bundle } = pictures().at(-1)!;
+    const live = new TurtlePicture(JSON.parse(bundle['application/vnd.pytabs.turtle+json']).screen);
+    for (const batch of changes()) if (batch.changes.screen === live.screen) live.apply(batch.changes as Parameters<TurtlePicture['apply']>[0]);
+    const lines = (svg: string) => [...svg.matchAll(/<polyline points="([^"]*)"/g)].map((m) => m[1]);
+    const kept = lines(bundle['image/svg+xml']);
+    expect(kept.length).toBeGreaterThan(5);
+    expect(lines(live.svg())).toEqual(kept);
   });
 
   it('draws a registered polygon as CPython does: its +y along the heading', async () => {

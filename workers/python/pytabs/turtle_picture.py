@@ -72,7 +72,7 @@ class Picture:
         item['id'] = item_id
         self.items[item_id] = item
         self._points += _point_count(item)
-        self._send({'o': 'add', 'item': item})
+        self._send({'o': 'add', 'item': _copy_lists(item)})
         self._bound()
         return item_id
 
@@ -94,7 +94,7 @@ class Picture:
         self._points -= _point_count(item)
         item.update(fields)
         self._points += _point_count(item)
-        self._send({'o': 'set', 'id': item_id, 'fields': fields})
+        self._send({'o': 'set', 'id': item_id, 'fields': _copy_lists(fields)})
         self._bound()
 
     def remove(self, ids: list[int]) -> None:
@@ -256,6 +256,11 @@ def svg_item(item: Item) -> str:
             f'text-anchor="{anchor}" xml:space="preserve">{escape(item["text"])}</text>'
         )
     return ''
+
+
+def _copy_lists(fields: Item) -> Item:
+    """A change as it is now: the item's point list goes on growing, and its later points go in their own changes."""
+    return {key: list(value) if isinstance(value, list) else value for key, value in fields.items()}
 
 
 def _point_count(item: Item) -> int:
