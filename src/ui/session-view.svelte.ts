@@ -376,7 +376,12 @@ export class SessionView {
       const round = await run(
         (event, r) => {
           latest = r;
-          if (event.type === 'turtle_live' && event.picture) this.turtlePictures.set(`${r.id}/${event.screen}`, event.picture);
+          if (event.type === 'turtle_live' && event.picture) {
+            const key = `${r.id}/${event.screen}`;
+            // A screen's later changes leave the round as it was: its canvas redraws itself (TurtleCanvas).
+            if (this.turtlePictures.get(key) === event.picture) return;
+            this.turtlePictures.set(key, event.picture);
+          }
           frame ||= requestAnimationFrame(draw);
         },
         () => latest,

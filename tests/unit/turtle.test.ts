@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
+import { TurtlePicture } from '../../src/lib/turtle/picture';
 import { loadRuntime } from './load-runtime';
 
 // PyTabs' turtle inside a session's Runtime on real Pyodide: what a run sends to the page (live
@@ -53,7 +54,7 @@ const event = (value: object) => ({ kind: 'line', text: JSON.stringify(value) })
 
 describe('turtle in a session', () => {
   it('sends its changes as it draws and shows the picture after the run', async () => {
-    const outcome = await run('import turtle\nt = turtle.Turtle()\nt.speed(0)\nfor _ in range(4):\n    t.forward(100)\n    t.left(90)\nt.pos()');
+    const outcome = await run('import turtle\nt = turtle.Turtle()\nt.speed(10)\nfor _ in range(4):\n    t.forward(100)\n    t.left(90)\nt.pos()');
     expect(outcome.status).toBe('ok');
     expect(changes().length).toBeGreaterThan(0);
     expect(changes().flatMap((e) => e.changes.ops.map((op) => op.o))).toContain('pts');
@@ -62,6 +63,18 @@ describe('turtle in a session', () => {
     expect(picture.bundle['image/svg+xml']).toContain('<polyline points="0,0 100,0 100,-100 0,-100 0,0"');
     expect(picture.bundle['text/plain']).toMatch(/^<turtle drawing "Python Turtle Graphics"/);
     expect(JSON.parse(picture.bundle['application/vnd.pytabs.turtle+json']).screen).toBe(changes()[0].changes.screen);
+  });
+
+  it('at speed 0, sends changes once a drawing has gone on for a while, and none for one done sooner', async () => {
+    await run('import turtle, time\nturtle.done()\nturtle.speed(0)\nfor i in range(400):\n    turtle.forward(1)\n    turtle.left(1)\n    if i % 40 == 0:\n        time.sleep(0.02)');
+    const screen = (bundle: Bundle) => JSON.parse(bundle['application/vnd.pytabs.turtle+json']).screen as string;
+    const drawn = screen(pictures().at(-1)!.bundle);
+    expect(changes().filter((e) => e.changes.screen === drawn).length).toBeGreaterThan(0);
+    await run('turtle.done()\nturtle.speed(0)\nfor i in range(400):\n    turtle.forward(1)\n    turtle.left(1)');
+    const { bundle } = pictures().at(-1)!;
+    expect(screen(bundle)).not.toBe(drawn);
+    expect(changes().filter((e) => e.changes.screen === screen(bundle))).toEqual([]);
+    expect(bundle['image/svg+xml']).toContain('<polyline points="0,0 1,0');
   });
 
   it('shows no picture for a run that does not draw, and the whole screen for one that goes on drawing', async () => {
@@ -181,6 +194,18 @@ describe('turtle in a session', () => {
     expect(check()).toMatchObject({ passed: true, message: 'You drew a closed square.' });
     await run('for _ in range(3):\n    turtle.forward(80)\n    turtle.left(120)');
     expect(check()).toMatchObject({ passed: false, message: 'Draw 4 sides, not 3.' });
+  });
+
+  it("gives the page's live picture the same lines as the picture kept with the reply", async () => {
+    // Lines of 42 points begin and fill within one batch of changes: each point must reach the page once.
+    await run('import turtle\nturtle.done()\nt = turtle.Turtle()\nt.speed(0)\nfor i in range(300):\n    t.forward(i * 0.5)\n    t.left(59)\n    if i % 50 == 0:\n        turtle.update()\nturtle.update()');
+    const { bundle } = pictures().at(-1)!;
+    const live = new TurtlePicture(JSON.parse(bundle['application/vnd.pytabs.turtle+json']).screen);
+    for (const batch of changes()) if (batch.changes.screen === live.screen) live.apply(batch.changes as Parameters<TurtlePicture['apply']>[0]);
+    const lines = (svg: string) => [...svg.matchAll(/<polyline points="([^"]*)"/g)].map((m) => m[1]);
+    const kept = lines(bundle['image/svg+xml']);
+    expect(kept.length).toBeGreaterThan(5);
+    expect(lines(live.svg())).toEqual(kept);
   });
 
   it('draws a registered polygon as CPython does: its +y along the heading', async () => {

@@ -17,11 +17,23 @@ purify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 /**
+ * Renderings by bundle: a reply is drawn again as it runs and when it is stored, with the same
+ * bundle objects, and sanitizing a large picture again (a turtle's SVG) costs its frame each time.
+ */
+const rendered = new WeakMap<MimeBundle, Rendering>();
+
+/**
  * Picks the richest form of a bundle, in Jupyter's order. HTML and SVG go through
  * DOMPurify (no scripts, no event handlers, no <style> that could restyle the
  * page); bitmaps become data URLs only when their payload is plain base64.
  */
 export function renderBundle(bundle: MimeBundle): Rendering {
+  let rendering = rendered.get(bundle);
+  if (!rendering) rendered.set(bundle, (rendering = pick(bundle)));
+  return rendering;
+}
+
+function pick(bundle: MimeBundle): Rendering {
   const alt = (bundle['text/plain'] ?? 'Output image').slice(0, 200);
   if (bundle['text/html'] != null) {
     return { kind: 'html', html: purify.sanitize(bundle['text/html'], { FORBID_TAGS: ['style'] }) };

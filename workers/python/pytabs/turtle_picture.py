@@ -21,6 +21,10 @@ MAX_POINTS = 100_000
 # Changes waiting for the page beyond this many are dropped and the page gets the whole picture
 # instead (tracer(0) with no update() for a long time).
 MAX_PENDING = 4_000
+# At speed 0 the first batch of a drawing waits this many seconds longer than the next ones (20 ms
+# apart): a drawing done sooner goes straight to its picture in the reply, with no live view to
+# build and retire in between.
+FIRST_BATCH_WAIT = 0.1
 MIME = 'application/vnd.pytabs.turtle+json'
 
 Item = dict[str, Any]
@@ -72,7 +76,7 @@ class Picture:
         item['id'] = item_id
         self.items[item_id] = item
         self._points += _point_count(item)
-        self._send({'o': 'add', 'item': item})
+        self._send({'o': 'add', 'item': _copy_lists(item)})
         self._bound()
         return item_id
 
@@ -94,7 +98,7 @@ class Picture:
         self._points -= _point_count(item)
         item.update(fields)
         self._points += _point_count(item)
-        self._send({'o': 'set', 'id': item_id, 'fields': fields})
+        self._send({'o': 'set', 'id': item_id, 'fields': _copy_lists(fields)})
         self._bound()
 
     def remove(self, ids: list[int]) -> None:
@@ -144,7 +148,10 @@ class Picture:
         self._send({'o': 'del', 'ids': gone, 'dropped': self.dropped})
 
     def _send(self, op: Item) -> None:
-        self.dirty = True
+        if not self.dirty:
+            # The first change since the picture was shown: speed 0's batches (flush with at_most_every) wait.
+            self._last_flush = time.monotonic() + FIRST_BATCH_WAIT
+            self.dirty = True
         if _sink is None or self._resync:
             return
         pending = self._pending
@@ -195,7 +202,9 @@ class Picture:
         self.before_flush()
         if not self.dirty:
             return
-        self.flush()
+        # The picture takes the live view's place: the changes the page has not seen need not go.
+        self._pending = []
+        self._resync = False
         self.dirty = False
         display(PictureView(self.bundle()))
 
@@ -256,6 +265,11 @@ def svg_item(item: Item) -> str:
             f'text-anchor="{anchor}" xml:space="preserve">{escape(item["text"])}</text>'
         )
     return ''
+
+
+def _copy_lists(fields: Item) -> Item:
+    """A change as it is now: the item's point list goes on growing, and its later points go in their own changes."""
+    return {key: list(value) if isinstance(value, list) else value for key, value in fields.items()}
 
 
 def _point_count(item: Item) -> int:
