@@ -45,7 +45,7 @@ const FIRST = 'What are the unique tags in data.xlsx?';
 const FOLLOW_UP = 'And how many rows have each tag?';
 
 /** The 0.5B-shape file, made once per machine (about 390 MiB, a minute to write). */
-async function benchModel(log) {
+export async function benchModel(log) {
   const file = path.join(tmpdir(), 'pytabs-bench-qwen2.5-0.5b-shape-q8_0.gguf');
   if (!existsSync(file)) {
     log('writing the 0.5B-shape model file (random weights, q8_0)');
@@ -187,6 +187,6 @@ export async function localModelRows(browser, outDir, origin, { reps, median, op
   const notes =
     `Local model: a ${Math.round(bytes / MB)} MB file of Qwen2.5-0.5B's shape (q8_0, random weights), ${THREADS} threads in Chromium (cross-origin isolated: ${samples.browser[0]?.threads} used) and in node-llama-cpp ${NATIVE_VERSION}; ` +
     `the page's PSS before loading ${Math.round(med('browser', 'pssBefore') / MB)} MB, the model's Blob from ${samples.browser[0]?.from}. L2 and L2a are from the request to the first token through the model's API (the round's own work before the request is left out). ` +
-    `L4 (a later visit against a first visit's download) is not measured yet. Firefox and WebKit are not measured here. Medians of ${reps}.`;
+    `Firefox and WebKit are not measured here. Medians of ${reps}.`;
   return { rows, samples, notes };
 }

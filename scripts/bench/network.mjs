@@ -14,7 +14,7 @@ export const LINKS = {
  * A page in `context` whose requests go over `link` (none: localhost as it is). The page's CDP session throttles its
  * dedicated workers' fetches too (but does not report their bytes: the server counts them).
  */
-async function pageOnLink(context, link) {
+export async function pageOnLink(context, link) {
   const page = await context.newPage();
   page.setDefaultTimeout(VISIT_TIMEOUT_MS);
   page.on('pageerror', (e) => console.error('[bench] page error:', e.message));

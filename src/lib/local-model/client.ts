@@ -80,6 +80,20 @@ class ModelWorker {
   ended = false;
 }
 
+/**
+ * The answer's pieces for the worker to stream to `onText`; the first of each answer leaves a
+ * `pytabs:model-first-token` performance mark, which the bench's L4 reads (a call's turn reaches
+ * a round only whole, so the round's events cannot tell when the model began).
+ */
+function pieces(onText?: (text: string) => void) {
+  let first = true;
+  return Comlink.proxy((text: string) => {
+    if (first) performance.mark('pytabs:model-first-token');
+    first = false;
+    onText?.(text);
+  });
+}
+
 class WorkerModel implements LocalModel {
   private requests = 0;
   private inFlight = 0;
@@ -98,12 +112,12 @@ class WorkerModel implements LocalModel {
   ) {}
 
   chat(messages: ChatMessage[], options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult> {
-    const onText = options.onText ? Comlink.proxy(options.onText) : undefined;
+    const onText = pieces(options.onText);
     return this.run(options, (request) => this.link.api.chat(request, messages, generation(options), onText));
   }
 
   async json(messages: ChatMessage[], format: JsonSchemaFormat, options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult & { value: unknown }> {
-    const onText = options.onText ? Comlink.proxy(options.onText) : undefined;
+    const onText = pieces(options.onText);
     const result = await this.run(options, (request) => this.link.api.json(request, messages, format, generation(options), onText));
     // Sampled under the schema: when it ended by itself, it parses.
     return { ...result, value: result.finish === 'stop' ? (JSON.parse(result.text) as unknown) : undefined };
