@@ -166,6 +166,12 @@ for (const size of [
       await expect(settings).toBeVisible();
       await expectNoOverflow(page, size.width, 'Settings open');
       await expectAxeClean(page, 'Settings open');
+      // Its section for a model in this browser too: the kept list, the file and address fields, the status line.
+      await settings.getByRole('radio', { name: 'A model in this browser' }).check();
+      await expect(settings.getByText('None yet: add a GGUF file')).toBeVisible();
+      await expect(settings.getByRole('textbox', { name: 'Download from an address' })).toBeVisible();
+      await expectNoOverflow(page, size.width, 'Settings, a model in this browser');
+      await expectAxeClean(page, 'Settings, a model in this browser');
       await settings.getByRole('button', { name: 'Cancel' }).click();
       await expect(settings).toBeHidden();
 
