@@ -99,6 +99,15 @@ test('an iPad and a phone: nothing runs off the screen, the Session actions menu
   await person.expectGone(MENU);
   await renameInDialog(person, 'Tablet work');
   await expectAxeClean(person, 'the iPad');
+  // Settings, with its section for a model in this browser (Safari on an iPad runs the compatible build).
+  const settings = { role: 'dialog', name: 'Settings' };
+  await person.click({ role: 'button', name: 'Settings' });
+  await person.click({ role: 'radio', name: 'A model in this browser', within: settings });
+  await person.expectText(settings, 'None yet: add a GGUF file');
+  await expectNoOverflow(person, 768, 'the iPad, Settings for a model in this browser');
+  await expectAxeClean(person, 'the iPad, Settings for a model in this browser');
+  await person.click({ role: 'button', name: 'Cancel', within: settings });
+  await person.expectGone(settings);
 
   // The phone: the same app in an iframe of 390 × 844, with the round it stored.
   host.mount('phone/', (_req, res) =>
