@@ -102,6 +102,20 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
   expect(stopped.again.finish).toBe('length');
   expect(stopped.again.pieces).toBeGreaterThan(0);
 
+  // Work done ahead (a background request) gives way to a question: it stops, the question is answered.
+  const ahead = await page.evaluate(async () => {
+    const model = window.testModel!;
+    let started!: () => void;
+    const streaming = new Promise<void>((resolve) => (started = resolve));
+    const background = model.chat([{ role: 'user', content: 'Read this ahead' }], { maxTokens: 1500, ignoreEnd: true, background: true, onText: () => started() });
+    await streaming;
+    const asked = await model.chat([{ role: 'user', content: 'Hello' }], { maxTokens: 8, ignoreEnd: true });
+    return { background: await background, asked };
+  });
+  expect(ahead.background.finish).toBe('stopped');
+  expect(ahead.background.completionTokens).toBeLessThan(1500);
+  expect(ahead.asked).toMatchObject({ finish: 'length', completionTokens: 8 });
+
   // A turn constrained to a tool call's schema parses, and matches it.
   const call = await page.evaluate(async () => {
     const model = window.testModel!;

@@ -17,6 +17,8 @@ export type { ChatMessage, CompletionResult, JsonSchemaFormat, LoadProgress, Mod
 export interface RequestOptions extends GenerateOptions {
   /** Aborting it stops the answer where it is: the result then has `finish: 'stopped'`. */
   signal?: AbortSignal;
+  /** Work done ahead of time (reading a prompt before it is asked): any other request stops it. */
+  background?: boolean;
 }
 
 /** A model loaded in its worker. */
@@ -97,6 +99,8 @@ function pieces(onText?: (text: string) => void) {
 class WorkerModel implements LocalModel {
   private requests = 0;
   private inFlight = 0;
+  /** Background requests under way, by request number: each one's stop. */
+  private readonly background = new Map<number, () => void>();
 
   get busy(): boolean {
     return this.inFlight > 0;
@@ -128,17 +132,20 @@ class WorkerModel implements LocalModel {
     if (current === this) current = null;
   }
 
-  /** One request, which the signal stops in the worker. */
+  /** One request, which the signal stops in the worker; a request asked for stops the background ones first. */
   private async run(options: RequestOptions, start: (request: number) => Promise<CompletionResult>): Promise<CompletionResult> {
     const request = ++this.requests;
     const stop = () => void this.link.api.stop(request).catch(() => undefined);
     if (options.signal?.aborted) stop();
     options.signal?.addEventListener('abort', stop, { once: true });
+    if (options.background) this.background.set(request, stop);
+    else for (const stopAhead of this.background.values()) stopAhead();
     this.inFlight++;
     try {
       return await this.link.call(start(request));
     } finally {
       this.inFlight--;
+      this.background.delete(request);
       options.signal?.removeEventListener('abort', stop);
     }
   }
