@@ -18,12 +18,13 @@ const LINK = 'bench-engines.gguf';
 /** Neither a hung engine nor one that went away may hang the bench: a load and a decode here take a minute or two. */
 const DEADLINE_MS = 900_000;
 /**
- * A prompt for reading speed (about 1,100 characters, as a round's system message is): its own
- * request, after the decode's, with the words of neither.
+ * A prompt for reading speed (about 550 characters, about 280 tokens of the generated files'
+ * vocabulary: reading more costs minutes in WebKitGTK on a busy machine): its own request,
+ * after the decode's, with the words of neither.
  */
 const PROMPT = [
   'Here is a table of fruit deliveries for the week; count them by tag and say which tag is the most common.',
-  ...Array.from({ length: 14 }, (_, i) => `Row ${i + 1}: tag ${['apple', 'banana', 'cherry', 'plum'][i % 4]}, crates ${(i * 7) % 11 + 1}, day ${['Mon', 'Tue', 'Wed', 'Thu', 'Fri'][i % 5]}.`),
+  ...Array.from({ length: 6 }, (_, i) => `Row ${i + 1}: tag ${['apple', 'banana', 'cherry', 'plum'][i % 4]}, crates ${(i * 7) % 11 + 1}, day ${['Mon', 'Tue', 'Wed', 'Thu', 'Fri'][i % 5]}.`),
   'Reply with one JSON object and nothing else.',
 ].join('\n');
 const LABEL = { firefox: 'Firefox ESR', webkit: 'WebKitGTK' };
@@ -112,57 +113,65 @@ export async function modelEngineRows(outDir, origin, { baseline, reps, median, 
   const samples = {};
   const rows = [];
   const parts = [];
+  /** The engines that run, by name; one that fails leaves with a note, not the end of the bench. */
+  const running = new Map();
+  const failed = {};
   try {
     for (const name of ['firefox', 'webkit'].filter((n) => engines.includes(n))) {
       const missing = engineMissing(name);
-      if (missing) {
-        parts.push(`${LABEL[name]}: not measured, ${missing}.`);
-        continue;
+      if (missing) parts.push(`${LABEL[name]}: not measured, ${missing}.`);
+      else {
+        samples[name] = [];
+        try {
+          running.set(name, await launchEngine(name));
+        } catch (error) {
+          failed[name] = error.message;
+        }
       }
-      samples[name] = [];
-      let engine;
-      try {
-        engine = await launchEngine(name);
-        for (let rep = 0; rep < reps; rep++) {
+    }
+    // The engines alternate, rep by rep, so that other load on the machine falls on each alike.
+    for (let rep = 0; rep < reps; rep++) {
+      for (const [name, engine] of running) {
+        if (failed[name]) continue;
+        try {
           samples[name].push(await engineRun(engine, origin));
           log(`local model in ${name} ${rep + 1}/${reps}`, JSON.stringify(samples[name].at(-1), (_, v) => (typeof v === 'number' ? round1(v) : v)));
+        } catch (error) {
+          log(`local model in ${name} failed: ${error.message}`);
+          failed[name] = error.message;
         }
-      } catch (error) {
-        // A crashed or hung engine is a note, not the end of the bench.
-        log(`local model in ${name} failed: ${error.message}`);
-        parts.push(`${LABEL[name]}: failed after ${samples[name].length} of ${reps} runs: ${error.message.split('\n')[0]}.`);
-      } finally {
-        await engine?.close().catch(() => undefined);
       }
-      const runs = samples[name];
-      if (!runs.length) continue;
-      const med = (key) => median(runs.map((s) => s[key]));
-      const ms = med('msPerToken');
-      const base = nativeMs ?? chromiumMs;
-      rows.push({
-        id: ID[name],
-        what: `decode time per token in ${LABEL[name]}${nativeMs != null ? ' (target as L1: ≤ 2.5 of native)' : ''}`,
-        value: ms,
-        base,
-        baseName: nativeMs != null ? 'native llama.cpp' : 'Chromium, same run',
-        target: nativeMs != null ? 2.5 : null,
-      });
-      const first = runs[0];
-      parts.push(
-        `${LABEL[name]} (${first.version}): ${first.build} build, ${first.threads} thread${first.threads === 1 ? '' : 's'}, ${first.backend}, ${first.isolated ? '' : 'not '}cross-origin isolated; ` +
-          `load ${round1(med('loadMs') / 1000)} s, prompt ${round1(median(runs.map((s) => (s.promptTokens * 1000) / s.promptMs)))} tokens/s (${first.promptTokens} tokens), ` +
-          `decode ${round1(perSecond(ms))} tokens/s` +
-          (nativeMs != null ? ` (${(nativeMs / ms).toFixed(2)} of native's ${round1(perSecond(nativeMs))})` : '') +
-          (chromiumMs != null ? `, ${(chromiumMs / ms).toFixed(2)} times Chromium's ${round1(perSecond(chromiumMs))} in this run` : '') +
-          '.',
-      );
     }
   } finally {
+    for (const engine of running.values()) await engine.close().catch(() => undefined);
     unlinkSync(link);
+  }
+  for (const [name, runs] of Object.entries(samples)) {
+    if (failed[name]) parts.push(`${LABEL[name]}: failed after ${runs.length} of ${reps} runs: ${failed[name].split('\n')[0]}.`);
+    if (!runs.length) continue;
+    const med = (key) => median(runs.map((s) => s[key]));
+    const ms = med('msPerToken');
+    rows.push({
+      id: ID[name],
+      what: `decode time per token in ${LABEL[name]}${nativeMs != null ? ' (target as L1: ≤ 2.5 of native)' : ''}`,
+      value: ms,
+      base: nativeMs ?? chromiumMs,
+      baseName: nativeMs != null ? 'native llama.cpp' : 'Chromium, same run',
+      target: nativeMs != null ? 2.5 : null,
+    });
+    const first = runs[0];
+    parts.push(
+      `${LABEL[name]} (${first.version}): ${first.build} build, ${first.threads} thread${first.threads === 1 ? '' : 's'}, ${first.backend}, ${first.isolated ? '' : 'not '}cross-origin isolated; ` +
+        `load ${round1(med('loadMs') / 1000)} s, prompt ${round1(median(runs.map((s) => (s.promptTokens * 1000) / s.promptMs)))} tokens/s (${first.promptTokens} tokens), ` +
+        `decode ${round1(perSecond(ms))} tokens/s` +
+        (nativeMs != null ? ` (${(nativeMs / ms).toFixed(2)} of native's ${round1(perSecond(nativeMs))})` : '') +
+        (chromiumMs != null ? `, ${(chromiumMs / ms).toFixed(2)} times Chromium's ${round1(perSecond(chromiumMs))} in this run` : '') +
+        '.',
+    );
   }
   const notes =
     `Local model in other engines: the same ${(bytes / MB).toFixed(bytes < MB ? 2 : 0)} MB file (${shape} shape) as an address beside the app, served with the project's headers, ` +
-    `the app's model worker through window.pytabs.loadLocalModel in a fresh profile; decode as L1 (${DECODE} tokens after the first), the prompt a ~1,100-character message of its own; ` +
+    `the app's model worker through window.pytabs.loadLocalModel in a fresh profile; decode as L1 (${DECODE} tokens after the first), the prompt a ~550-character message of its own; ` +
     `WebKitGTK runs wllama's compatible build (no JSPI or Memory64) on one thread (no SharedArrayBuffer there). Medians of ${reps}.\n${parts.join('\n')}`;
   const versions = Object.fromEntries(Object.entries(samples).filter(([, runs]) => runs.length).map(([name, runs]) => [name, runs[0].version]));
   return { rows, samples: { engines: samples }, notes, versions };
