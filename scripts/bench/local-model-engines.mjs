@@ -6,7 +6,7 @@
 // SharedArrayBuffer: it runs wllama's compatible build on one thread.
 // Page functions are sent as source (WebDriver, BiDi): each is self-contained.
 import { existsSync, mkdirSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { engineMissing, launchEngine } from '../engines.mjs';
 import { writeGguf } from '../gguf.mjs';
@@ -81,7 +81,8 @@ async function engineRun(engine, origin) {
     const page = await profile.newPage();
     await within(page.goto(`${origin}/`), `${engine.name}: opening the app`, 120_000);
     const result = await within(page.evaluate(measureInPage, { url: `models/${LINK}`, decode: DECODE, prompt: PROMPT }), `${engine.name}: the model's run`);
-    return { ...result, version: profile.version };
+    // Two threads that wait for each other suffer most from other work on the machine: the load is part of the figure.
+    return { ...result, version: profile.version, load: loadavg()[0] };
   } finally {
     await within(profile.close(), `${engine.name}: closing its profile`, 30_000).catch(() => undefined);
   }
@@ -164,9 +165,9 @@ export async function modelEngineRows(outDir, origin, { baseline, reps, median, 
       `${LABEL[name]} (${first.version}): ${first.build} build, ${first.threads} thread${first.threads === 1 ? '' : 's'}, ${first.backend}, ${first.isolated ? '' : 'not '}cross-origin isolated; ` +
         `load ${round1(med('loadMs') / 1000)} s, prompt ${round1(median(runs.map((s) => (s.promptTokens * 1000) / s.promptMs)))} tokens/s (${first.promptTokens} tokens), ` +
         `decode ${round1(perSecond(ms))} tokens/s` +
-        (nativeMs != null ? ` (${(nativeMs / ms).toFixed(2)} of native's ${round1(perSecond(nativeMs))})` : '') +
-        (chromiumMs != null ? `, ${(chromiumMs / ms).toFixed(2)} times Chromium's ${round1(perSecond(chromiumMs))} in this run` : '') +
-        '.',
+        (nativeMs != null ? ` (${(nativeMs / ms).toFixed(2)} of native's ${round1(perSecond(nativeMs))} tokens/s)` : '') +
+        (chromiumMs != null ? `, ${(chromiumMs / ms).toFixed(2)} times Chromium's ${round1(perSecond(chromiumMs))} tokens/s in this run` : '') +
+        `; the machine's load average ${round1(med('load'))} on ${availableParallelism()} cores.`,
     );
   }
   const notes =
