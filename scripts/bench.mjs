@@ -28,6 +28,7 @@ import { startRows } from './bench/starts.mjs';
 import { turtleRows } from './bench/turtle.mjs';
 import { localModelRows } from './bench/local-model.mjs';
 import { modelVisitRows } from './bench/local-model-visits.mjs';
+import { modelEngineRows } from './bench/local-model-engines.mjs';
 import { ENGINES, engineMissing, launchEngine } from './engines.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -456,6 +457,7 @@ async function main() {
     if (GROUPS.has('engines')) parts.push(await engineRows({ plain: plainServer, headers: server }));
     if (GROUPS.has('model')) parts.push(await localModelRows(browser, OUT_DIR, server.origin, { reps: QUICK ? 1 : 3, median, openApp, log }));
     if (GROUPS.has('model')) parts.push(await modelVisitRows(OUT_DIR, server.origin, { log }));
+    if (GROUPS.has('model')) parts.push(await modelEngineRows(OUT_DIR, server.origin, { baseline: parts.find((p) => p.samples?.native)?.samples, reps: QUICK ? 1 : 3, median, log, engines: option('--engines')?.split(',') }));
   } finally {
     await browser.close();
     await browserServer.close();
