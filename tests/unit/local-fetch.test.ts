@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { openDb } from '../../src/lib/storage/db';
 import { ask } from '../../src/lib/assistant/ask';
@@ -44,6 +44,8 @@ class ScriptedModel implements LocalModel {
   readonly prompts: ChatMessage[][] = [];
   /** The text of each turn it wrote, in the order of `prompts`. */
   readonly replies: string[] = [];
+  /** Prompts sent for one token after a round: the next question's start, read ahead. */
+  readonly readAheads: ChatMessage[][] = [];
   /** When set, a prompt longer than this many tokens is refused as llama.cpp does. */
   contextTokens = Infinity;
 
@@ -51,9 +53,13 @@ class ScriptedModel implements LocalModel {
     throw new Error('a turn with tools is sampled under the schema');
   }
 
-  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void } = {}) {
+  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void; maxTokens?: number } = {}) {
     const tokens = Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 2);
     if (tokens > this.contextTokens) throw new PromptTooLong(tokens, this.contextTokens);
+    if (options.maxTokens === 1) {
+      this.readAheads.push(messages);
+      return { text: '', value: undefined, finish: 'length' as const, completionTokens: 1, pieces: 0, promptTokens: tokens, cachedTokens: 0, promptMs: 1, decodeMs: 1, ms: 2 };
+    }
     this.prompts.push(messages);
     expect(format.schema).toEqual(turnSchema(TOOLS));
     // Each question: a run first, then an answer with its output.
@@ -149,10 +155,19 @@ describe('the local model behind the endpoint interface', () => {
     await engine.open('follow');
     await engine.open('neighbour');
     const sessionOf: string[] = [];
+    // After each round, the next question's start is read ahead (one token asked for).
+    const aheadOf = new Map<string, ChatMessage[]>();
     const track = async (session: string, question: string) => {
       const before = model.prompts.length;
+      const ahead = aheadOf.get(session);
       expect((await asked(session, question)).state).toBe('finished');
       for (let i = before; i < model.prompts.length; i++) sessionOf[i] = session;
+      // What was read ahead is where this question's prompt starts, up to the question itself.
+      if (ahead) expect(chatML(model.prompts[before]).startsWith(chatML(ahead).replace(/<\|im_end\|>\n<\|im_start\|>assistant\n$/, ''))).toBe(true);
+      const aheads = model.readAheads.length;
+      await vi.waitFor(() => expect(model.readAheads.length).toBe(aheads + 1));
+      aheadOf.set(session, model.readAheads.at(-1)!);
+      expect(model.readAheads.at(-1)!.at(-1)?.content).toMatch(/\n\n## Question\n$/);
     };
     await track('follow', 'Add up 0..9');
     // Its code made a variable: the next question's state differs, and nothing before it does.

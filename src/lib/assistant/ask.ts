@@ -137,6 +137,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   emit({ type: 'round_start', at: round.createdAt });
   let state: RoundState = 'finished';
   let scrub = (text: string) => text;
+  let readAhead: (() => Promise<void>) | null = null;
   try {
     if (!endpoint.configured) throw new RoundOver('Set the assistant’s Base URL and Model in Settings → Assistant first.', 'failed');
     if (!question.trim()) throw new RoundOver('The question is empty: type what you want to know.', 'failed');
@@ -172,6 +173,13 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
       { role: 'user', content: small ? smallModelQuestion(snapshot, question, Math.min(settings.contextTokens, small.contextTokens)) : question },
     ];
     const asked = messages.length - 1;
+    if (small) {
+      readAhead = () =>
+        readNextQuestion(engine, sessionId, createClient(endpoint.connection()), connection.model, {
+          contextTokens: Math.min(settings.contextTokens, small.contextTokens),
+          memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens),
+        });
+    }
     const recordSent = () => {
       const sent = messages.flatMap(sentMessage);
       emit({ type: 'context_sent', messages: sent, tokens: estimateTokens(sent.map((m) => m.content).join('\n')), tools: channel === 'tools' ? TOOL_NAMES : [] });
@@ -288,7 +296,36 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     options.signal?.removeEventListener('abort', onAbort);
   }
 
-  return finishRound(round, state, t0, transcript, history, emit, (error) => scrub(error instanceof Error ? error.message : String(error)));
+  const finished = await finishRound(round, state, t0, transcript, history, emit, (error) => scrub(error instanceof Error ? error.message : String(error)));
+  if (finished.state === 'finished' && readAhead) void readAhead().catch(() => undefined);
+  return finished;
+}
+
+/**
+ * A small model, after a round: the session's next question's prompt up to the question itself
+ * (the earlier rounds, this one included, and the session's state now), sent for one token, so
+ * that the model reads it while the person reads the answer, and the next Ask reads only its
+ * question. It is the next prompt's start only if nothing changes in between (a Code round
+ * does): llama.cpp then reuses what still matches.
+ */
+async function readNextQuestion(engine: AssistantEngine, sessionId: string, client: ReturnType<typeof createClient>, model: string, budgets: { contextTokens: number; memoryTokens: number }): Promise<void> {
+  const [files, variables, sessionVars, rounds] = await Promise.all([
+    engine.listFiles(sessionId),
+    engine.listVariables(sessionId),
+    engine.getSessionVars(sessionId),
+    engine.history(sessionId).list<Round>(),
+  ]);
+  const snapshot = { files, variables, sessionVars, packageIndexUrl: engine.getSettings().packageIndexUrl };
+  await client.chat.completions.create({
+    model,
+    messages: [
+      { role: 'system', content: smallModelSystem() },
+      ...buildVerbatimMemory(rounds, budgets.memoryTokens),
+      { role: 'user', content: smallModelQuestion(snapshot, '', budgets.contextTokens) },
+    ],
+    tools: TOOLS,
+    max_tokens: 1,
+  });
 }
 
 /** A message as "What was sent" shows it: a tool call and a tool's output in words. */
