@@ -11,6 +11,8 @@ export interface LoadOptions {
   nCtx?: number;
   /** Makes sampling repeatable (tests, the bench). */
   seed?: number;
+  /** At most this many threads (the bench compares 1 and 2); the page's own limit still applies. */
+  maxThreads?: number;
 }
 
 /** Loading's steps: fetching an address (bytes of total, 0 when unknown), then reading the file into llama.cpp. */
