@@ -210,6 +210,30 @@ describe('the local model behind the endpoint interface', () => {
   });
 });
 
+describe('room for the reply', () => {
+  it('fits each prompt with room for its reply, from the tokens llama.cpp counted in the last one, before anything is refused', async () => {
+    const model = new ScriptedModel();
+    Object.assign(model, { info: { ...INFO, nCtx: 1000 } });
+    const fetchLocal = localFetch({ model: async () => model });
+    const body = (extra: number) => ({
+      model: 'scripted',
+      tools: TOOLS,
+      messages: [
+        { role: 'system', content: 'You are the assistant.' },
+        { role: 'user', content: `Earlier question ${'x'.repeat(500)}` },
+        { role: 'assistant', content: 'Earlier answer' },
+        { role: 'user', content: `Sum it ${'y'.repeat(extra)}` },
+      ],
+    });
+    await fetchLocal(`${LOCAL_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify(body(600)) });
+    // About 900 tokens would leave the reply under its quarter of the context: the earlier round goes.
+    await fetchLocal(`${LOCAL_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify(body(1000)) });
+    const last = model.prompts.at(-1)!;
+    expect(last.some((m) => m.content.startsWith('Earlier question'))).toBe(false);
+    expect(last.reduce((n, m) => n + m.content.length, 0) / 2).toBeLessThanOrEqual(750);
+  });
+});
+
 describe('its parts', () => {
   it('a turn is a call of one of the tools or an answer, nothing else', () => {
     const schema = turnSchema(TOOLS) as { anyOf: { properties: { name: { const: string }; arguments: Record<string, unknown> } }[] };

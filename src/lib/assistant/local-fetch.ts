@@ -274,13 +274,20 @@ export function localFetch(transport: LocalTransport): typeof fetch {
       const budget = known ? Math.floor((context - reply) / known.tokensPerChar) : Infinity;
       const { messages, cut } = fitMessages(body.messages, tools, budget, written);
       if (cut) transport.onCut?.(`To fit the model’s context of ${context} tokens, left out ${cut}.`);
+      // llama.cpp counts every prompt it reads: the next request is fitted with room for its reply
+      // (a prompt that fits but leaves none would be cut off as soon as the reply starts).
+      const learn = <T extends CompletionResult>(result: T): T => {
+        const tokens = result.promptTokens + result.cachedTokens;
+        if (tokens > 0) measured.set(model, { tokensPerChar: (tokens / sizeOf(messages)) * 1.05, contextTokens: context });
+        return result;
+      };
       try {
-        if (!tools.length) return await model.chat(messages, { maxTokens: reply, signal, onText: (text) => send({ content: text }) });
+        if (!tools.length) return learn(await model.chat(messages, { maxTokens: reply, signal, onText: (text) => send({ content: text }) }));
         const reader = new AnswerReader();
-        const result = await model.json(messages, { name: 'turn', schema: turnSchema(tools) }, { maxTokens: reply, signal, onText: (text) => {
+        const result = learn(await model.json(messages, { name: 'turn', schema: turnSchema(tools) }, { maxTokens: reply, signal, onText: (text) => {
           const shown = reader.add(text);
           if (shown) send({ content: shown });
-        } });
+        } }));
         if (result.finish === 'stop') {
           written.keep(result.text);
           const turn = result.value as { name: string; arguments: unknown };
