@@ -69,7 +69,7 @@ class NoStorage implements StorageBackend {
 }
 const requests = new Map<number, AbortController>();
 
-function threadPlan(): { threads: number; reason: string } {
+function threadPlan(cap = MAX_THREADS): { threads: number; reason: string } {
   const cores = navigator.hardwareConcurrency || 1;
   if (!self.crossOriginIsolated) {
     return { threads: 1, reason: 'One thread: this page is not cross-origin isolated, so the model cannot share memory between threads.' };
@@ -78,8 +78,9 @@ function threadPlan(): { threads: number; reason: string } {
   if (typeof SharedArrayBuffer === 'undefined') {
     return { threads: 1, reason: 'One thread: this browser gives the page no shared memory (SharedArrayBuffer) for the model’s threads.' };
   }
-  const threads = Math.min(cores, MAX_THREADS);
-  return { threads, reason: `${threads} threads: this browser reports ${cores} cores${cores > MAX_THREADS ? `, and the model uses at most ${MAX_THREADS}` : ''}.` };
+  const limit = Math.max(1, Math.min(cap, MAX_THREADS));
+  const threads = Math.min(cores, limit);
+  return { threads, reason: `${threads} thread${threads > 1 ? 's' : ''}: this browser reports ${cores} cores${cores > limit ? `, and the model uses at most ${limit}` : ''}.` };
 }
 
 /**
@@ -175,7 +176,7 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
   const nCtx = Math.min(options.nCtx ?? DEFAULT_CONTEXT, trained || Infinity);
   nativeLog.length = 0;
 
-  const { threads, reason } = threadPlan();
+  const { threads, reason } = threadPlan(options.maxThreads);
   const plan = await gpuPlan(options.gpu);
   onProgress?.({ phase: 'load', loaded: 0, total: blob.size });
   let model: Wllama;

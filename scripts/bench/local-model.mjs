@@ -17,9 +17,10 @@ const THREADS = 2;
 /** Tokens decoded per measurement (after the first, which carries the prompt's reading). */
 const DECODE = 48;
 /**
- * A system message of the size and form a round sends a small model (the turn's format, the
- * short head, a session's files and variables: about 1,100 characters), so that L2a reads what
- * a first question reads and L2 what a follow-up adds to it.
+ * What a round sends a small model (local-fetch.ts, context.ts): a system message that is the
+ * same in every session and round (the turn's format and a short head), and each question with
+ * the session's files and variables as they are then. The session's state after each round is
+ * the one before and what its code made.
  */
 const SYSTEM = [
   '## How to reply',
@@ -31,18 +32,25 @@ const SYSTEM = [
   'You are the assistant of PyTabs. You answer questions about the person’s data by running Python (Pyodide) in their session; variables and files stay between runs.',
   'Keep code short and print what you need. Then answer in plain words with the numbers you found.',
   '## Environment',
-  '- The working directory holds the files below. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
-  '',
-  '## Workspace files (2)',
-  '- data.xlsx (18.2 KB)',
-  '- notes.txt (1.1 KB)',
-  '',
-  '## Variables (2)',
-  '- rows: list, 12.4 KB — [{"tag": "apple", "n": 3}, {"tag": "banana", "n": 5}, …] (120 items)',
-  '- total: int, 28 B — 742',
+  '- The working directory holds the files listed with each question. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
 ].join('\n');
-const FIRST = 'What are the unique tags in data.xlsx?';
-const FOLLOW_UP = 'And how many rows have each tag?';
+const FILES = '## Workspace files (2)\n- data.xlsx (18.2 KB)\n- notes.txt (1.1 KB)';
+const NO_SESSION_VARS = '## Session variables (0), read with get_session_var\n(none)';
+const STATES = [
+  '## Variables (0)\n(none yet)',
+  '## Variables (2)\n- rows: list, 12.4 KB — [{"tag": "apple", "n": 3}, {"tag": "banana", "n": 5}, …] (120 items)\n- tags: list, 312 B — ["apple", "banana", "cherry"]',
+  '## Variables (3)\n- counts: dict, 232 B — {"apple": 52, "banana": 41, "cherry": 27}\n- rows: list, 12.4 KB — [{"tag": "apple", "n": 3}, {"tag": "banana", "n": 5}, …] (120 items)\n- tags: list, 312 B — ["apple", "banana", "cherry"]',
+];
+const QUESTIONS = ['What are the unique tags in data.xlsx?', 'And how many rows have each tag?', 'Which tag has the most rows?'];
+/** The user message of question `i` (smallModelQuestion); `''` gives the start that is read ahead. */
+const asked = (i, question = QUESTIONS[i]) => `${FILES}\n\n${STATES[i]}\n\n${NO_SESSION_VARS}\n\n## Question\n${question}`;
+/**
+ * Tokens of each answer. Random weights sample tokens whose text is read back as other tokens
+ * (a real model's text mostly reads back as what it sampled), so the model's state stops matching
+ * at an answer's first token: short answers keep that cost small on both sides.
+ */
+const ANSWER_TOKENS = 4;
+const FIRST = QUESTIONS[0];
 
 /** The 0.5B-shape file, made once per machine (about 390 MiB, a minute to write). */
 export async function benchModel(log) {
@@ -67,6 +75,42 @@ async function nativeRuntime(log) {
   return import(pathToFileURL(require.resolve('node-llama-cpp')).href);
 }
 
+/** Native llama.cpp's decoding (ms per token, three times) and prompt reading (tokens/s) on `threads` threads, as decode-variants.mjs measures the browsers. */
+export async function nativeDecode(file, threads, decode, prompts, log = () => undefined) {
+  const { getLlama } = await nativeRuntime(log);
+  const llama = await getLlama({ gpu: false, build: 'never' });
+  const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
+  const context = await model.createContext({ contextSize: 1024, threads, seed: 1 });
+  try {
+    const sequence = context.getSequence();
+    const decodes = [];
+    for (let i = 0; i < 3; i++) {
+      await sequence.clearHistory();
+      let n = 0;
+      let first = 0;
+      for await (const token of sequence.evaluate(model.tokenize(FIRST), { temperature: 0.7 })) {
+        void token;
+        if (n++ === 0) first = performance.now();
+        if (n > decode) break;
+      }
+      decodes.push((performance.now() - first) / decode);
+    }
+    const reads = [];
+    for (const prompt of prompts) {
+      await sequence.clearHistory();
+      const tokens = model.tokenize(prompt);
+      const started = performance.now();
+      await sequence.evaluateWithoutGeneratingNewTokens(tokens);
+      reads.push((tokens.length / (performance.now() - started)) * 1000);
+    }
+    return { decodes, reads, threads, build: 'native' };
+  } finally {
+    await context.dispose();
+    await model.dispose();
+    await llama.dispose();
+  }
+}
+
 /** Native llama.cpp: decode speed, and the first token of a first and of a follow-up question in one chat. */
 async function nativeRun(file, log) {
   const { getLlama, LlamaChatSession } = await nativeRuntime(log);
@@ -85,17 +129,19 @@ async function nativeRun(file, log) {
     }
     const msPerToken = (performance.now() - first) / DECODE;
     sequence.dispose();
-    // A chat: the first question pays the system prompt, the follow-up only what is new.
-    const session = new LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: SYSTEM });
-    const firstToken = async (question) => {
+    // A chat: the first question pays the system prompt, a follow-up only what is new.
+    const chat = context.getSequence();
+    const session = new LlamaChatSession({ contextSequence: chat, systemPrompt: SYSTEM });
+    const firstToken = async (i) => {
       const started = performance.now();
+      const kept = chat.contextTokens.length;
+      const input = chat.tokenMeter.usedInputTokens;
       let at = 0;
-      await session.prompt(question, { maxTokens: 16, onTextChunk: () => (at ||= performance.now()) });
-      return at - started;
+      await session.prompt(asked(i), { maxTokens: ANSWER_TOKENS, onTextChunk: () => (at ||= performance.now()) });
+      return { ms: at - started, read: chat.tokenMeter.usedInputTokens - input, kept };
     };
-    const firstQuestion = await firstToken(FIRST);
-    const followUp = await firstToken(FOLLOW_UP);
-    return { msPerToken, firstQuestion, followUp };
+    const questions = [await firstToken(0), await firstToken(1), await firstToken(2)];
+    return { msPerToken, firstQuestion: questions[0].ms, followUp: questions[2].ms, followUpNoReadAhead: questions[1].ms, tokens: questions };
   } finally {
     await context.dispose();
     await model.dispose();
@@ -110,7 +156,7 @@ async function browserRun(browser, origin, openApp) {
     const page = await openApp(context, origin);
     const before = rendererMemory(browser.pid);
     const result = await page.evaluate(
-      async ({ DECODE, SYSTEM, FIRST, FOLLOW_UP }) => {
+      async ({ DECODE, SYSTEM, FIRST, ANSWER_TOKENS, asked, ahead: aheadMessage }) => {
         // Loaded as Ask loads a kept model: a Blob from Cache Storage, backed by the disk, not
         // memory. A fresh context's Cache Storage may refuse 400 MB (Chromium says only "Unexpected
         // internal error"): then a Blob in memory, and the notes say which.
@@ -131,21 +177,36 @@ async function browserRun(browser, origin, openApp) {
         const firstToken = async (messages) => {
           const started = performance.now();
           let at = 0;
-          let text = '';
-          await model.chat(messages, { maxTokens: 16, ignoreEnd: true, onText: (piece) => ((at ||= performance.now()), (text += piece)) });
-          return { ms: at - started, text };
+          const result = await model.chat(messages, { maxTokens: ANSWER_TOKENS, ignoreEnd: true, onText: () => (at ||= performance.now()) });
+          return { ms: at - started, text: result.text, read: result.promptTokens, reused: result.cachedTokens };
         };
-        const first = await firstToken([{ role: 'system', content: SYSTEM }, { role: 'user', content: FIRST }]);
-        const followUp = await firstToken([
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: FIRST },
-          { role: 'assistant', content: first.text },
-          { role: 'user', content: FOLLOW_UP },
-        ]);
+        const conversation = [{ role: 'system', content: SYSTEM }];
+        const ask = async (i) => {
+          const answer = await firstToken([...conversation, { role: 'user', content: asked[i] }]);
+          conversation.push({ role: 'user', content: asked[i] }, { role: 'assistant', content: answer.text });
+          return answer;
+        };
+        // The first question, then a follow-up as it comes right after a round; then, as the app
+        // does after a round, the next question's start read ahead (untimed: the person is
+        // reading the answer), and a follow-up after it.
+        const questions = [await ask(0), await ask(1)];
+        const ahead = await model.chat([...conversation, { role: 'user', content: aheadMessage }], { maxTokens: 1 });
+        questions.push(await ask(2));
+        const tokens = questions.map(({ read, reused }) => ({ read, reused }));
+        tokens[2].readAhead = { read: ahead.promptTokens, reused: ahead.cachedTokens };
+        const result = {
+          msPerToken: decode.decodeMs / Math.max(1, decode.completionTokens - 1),
+          firstQuestion: questions[0].ms,
+          followUp: questions[2].ms,
+          followUpNoReadAhead: questions[1].ms,
+          tokens,
+          threads: model.info.threads,
+          from,
+        };
         window.benchModel = model;
-        return { msPerToken: decode.decodeMs / Math.max(1, decode.completionTokens - 1), firstQuestion: first.ms, followUp: followUp.ms, threads: model.info.threads, from };
+        return result;
       },
-      { DECODE, SYSTEM, FIRST, FOLLOW_UP },
+      { DECODE, SYSTEM, FIRST, ANSWER_TOKENS, asked: [0, 1, 2].map((i) => asked(i)), ahead: asked(2, '') },
     );
     const loaded = rendererMemory(browser.pid);
     await page.evaluate(async () => {
@@ -156,6 +217,11 @@ async function browserRun(browser, origin, openApp) {
   } finally {
     await context.close();
   }
+}
+
+/** `read (reused)` of each question, the read-ahead after L2's. */
+function tokenCounts(tokens = []) {
+  return tokens.map((t) => `${t.read} (${t.reused ?? t.kept})${t.readAhead ? ` after a read-ahead of ${t.readAhead.read} (${t.readAhead.reused})` : ''}`).join(', ');
 }
 
 export async function localModelRows(browser, outDir, origin, { reps, median, openApp, log }) {
@@ -180,13 +246,16 @@ export async function localModelRows(browser, outDir, origin, { reps, median, op
   const MB = 1024 * 1024;
   const rows = [
     { id: 'L1', what: 'decode time per token in Chromium (target: ≥ 0.4 of native tokens/s, so ≤ 2.5 here)', value: med('browser', 'msPerToken'), base: med('native', 'msPerToken'), baseName: 'native llama.cpp', target: 2.5 },
-    { id: 'L2', what: 'first token of a follow-up question (the first one cached)', value: med('browser', 'followUp'), base: med('native', 'followUp'), baseName: 'native, its cache', target: 3 },
+    { id: 'L2', what: 'first token of a follow-up question (the conversation cached, its start read ahead after the last answer)', value: med('browser', 'followUp'), base: med('native', 'followUp'), baseName: 'native, its cache', target: 3 },
+    { id: 'L2n', what: 'L2 without reading ahead (a follow-up right after an answer)', value: med('browser', 'followUpNoReadAhead'), base: med('native', 'followUpNoReadAhead'), baseName: 'native, its cache', target: null },
     { id: 'L2a', what: 'first token of a first question (the system prompt read once)', value: med('browser', 'firstQuestion'), base: med('native', 'firstQuestion'), baseName: 'native', target: null },
     { id: 'L3', what: 'renderer PSS with the model loaded ÷ the file', value: med('browser', 'pssLoaded') / MB, base: bytes / MB, baseName: 'file size', target: 1.5, unit: 'MB' },
   ];
   const notes =
     `Local model: a ${Math.round(bytes / MB)} MB file of Qwen2.5-0.5B's shape (q8_0, random weights), ${THREADS} threads in Chromium (cross-origin isolated: ${samples.browser[0]?.threads} used) and in node-llama-cpp ${NATIVE_VERSION}; ` +
-    `the page's PSS before loading ${Math.round(med('browser', 'pssBefore') / MB)} MB, the model's Blob from ${samples.browser[0]?.from}. L2 and L2a are from the request to the first token through the model's API (the round's own work before the request is left out). ` +
-    `Firefox and WebKit are not measured here. Medians of ${reps}.`;
+    `the page's PSS before loading ${Math.round(med('browser', 'pssBefore') / MB)} MB, the model's Blob from ${samples.browser[0]?.from}. L2, L2n and L2a are from the request to the first token through the model's API (the round's own work before the request is left out), ` +
+    `with the messages a round sends a small model (a system message the same everywhere, the session's state with each question, answers of ${ANSWER_TOKENS} tokens). ` +
+    `Prompt tokens read (reused) by the first question, L2n and L2 (its read-ahead): Chromium ${tokenCounts(samples.browser[0]?.tokens)}; native ${tokenCounts(samples.native[0]?.tokens)}. ` +
+    `L4 and Firefox's and WebKit's decoding are the next parts' rows. Medians of ${reps}.`;
   return { rows, samples, notes };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildContext, estimateTokens } from '../../src/lib/assistant/context';
-import { buildMemory } from '../../src/lib/assistant/memory';
+import { buildMemory, buildVerbatimMemory } from '../../src/lib/assistant/memory';
 import { ToolCallJoiner } from '../../src/lib/assistant/stream';
 import { APIError } from 'openai';
 import { AssistantError } from '../../src/lib/assistant/assistant-error';
@@ -64,6 +64,36 @@ describe('memory', () => {
     ]);
     expect(buildMemory(rounds, 5).map((m) => m.content)).toEqual(['third', 'third answer']);
     expect(buildMemory(rounds, 1)).toEqual([]);
+  });
+
+  it('for a small model: rounds word for word as sent, and when they outgrow the budget the oldest go down to half of it at once', () => {
+    // A round of 100 characters: its question with the state (40), a call (22), the output (18), the answer (20).
+    const asked = (seq: number): Round => {
+      const r = round(seq, 'ask', `q${seq}`, 'answer');
+      r.events.push({
+        type: 'turns',
+        messages: [
+          { role: 'user', content: `## Variables\n(none)\n\n## Question\nq${seq}`.padEnd(40, '.') },
+          { role: 'assistant', content: null, tool_calls: [{ id: `c${seq}`, type: 'function', function: { name: 'run_python', arguments: '{"code":"1"}' } }] },
+          { role: 'tool', tool_call_id: `c${seq}`, content: 'o'.repeat(18) },
+          { role: 'assistant', content: 'a'.repeat(20) },
+        ],
+      });
+      return r;
+    };
+    const rounds = Array.from({ length: 9 }, (_, i) => asked(i + 1));
+    expect(buildVerbatimMemory(rounds.slice(0, 1), 100)).toEqual((rounds[0].events[1] as { messages: unknown[] }).messages);
+    // 400 characters of room: rounds 1-4 fit; the 5th makes the oldest go down to 200 (rounds 4-5);
+    // they stay the start until the room is full again.
+    const firstOf = (n: number) => (buildVerbatimMemory(rounds.slice(0, n), 100)[0].content as string).match(/q\d/)?.[0];
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 9].map(firstOf)).toEqual(['q1', 'q1', 'q1', 'q1', 'q4', 'q4', 'q4', 'q7', 'q7']);
+    // Each memory is the last one and the round after it, until the start moves.
+    const six = buildVerbatimMemory(rounds.slice(0, 6), 100);
+    expect(buildVerbatimMemory(rounds.slice(0, 7), 100).slice(0, six.length)).toEqual(six);
+    // A round stopped or failed, or without its turns, is its short exchange.
+    const stopped = asked(10);
+    stopped.state = 'stopped';
+    expect(buildVerbatimMemory([stopped], 100).map((m) => m.content)).toEqual(['q10', 'answer\n(stopped)']);
   });
 });
 

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { openDb } from '../../src/lib/storage/db';
 import { ask } from '../../src/lib/assistant/ask';
@@ -43,6 +43,10 @@ class ScriptedModel implements LocalModel {
   readonly busy = false;
   readonly unloaded = false;
   readonly prompts: ChatMessage[][] = [];
+  /** The text of each turn it wrote, in the order of `prompts`. */
+  readonly replies: string[] = [];
+  /** Prompts sent for one token after a round: the next question's start, read ahead. */
+  readonly readAheads: ChatMessage[][] = [];
   /** When set, a prompt longer than this many tokens is refused as llama.cpp does. */
   contextTokens = Infinity;
 
@@ -50,16 +54,23 @@ class ScriptedModel implements LocalModel {
     throw new Error('a turn with tools is sampled under the schema');
   }
 
-  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void } = {}) {
+  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void; maxTokens?: number } = {}) {
     const tokens = Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 2);
     if (tokens > this.contextTokens) throw new PromptTooLong(tokens, this.contextTokens);
+    if (options.maxTokens === 1) {
+      this.readAheads.push(messages);
+      return { text: '', value: undefined, finish: 'length' as const, completionTokens: 1, pieces: 0, promptTokens: tokens, cachedTokens: 0, promptMs: 1, decodeMs: 1, ms: 2 };
+    }
     this.prompts.push(messages);
     expect(format.schema).toEqual(turnSchema(TOOLS));
-    const output = messages.findLast((m) => m.role === 'user' && m.content.startsWith('Output of run_python:'));
+    // Each question: a run first, then an answer with its output.
+    const output = messages.at(-1)?.content.startsWith('Output of run_python:') ? messages.at(-1) : undefined;
     const turn = output
       ? { name: 'answer', arguments: { text: `Answer: ${stdoutOf(output.content.replace(/^Output of run_python:\n/, '')) || '(nothing printed)'}` } }
       : { name: 'run_python', arguments: { code: "total = sum(range(10))\nprint('total is', total)" } };
+    // Spaced as a model writes it, not as JSON.stringify would write it again.
     const text = JSON.stringify(turn, null, 1);
+    this.replies.push(text);
     for (let i = 0; i < text.length; i += 3) options.onText?.(text.slice(i, i + 3));
     return { text, value: turn, finish: 'stop' as const, completionTokens: text.length, pieces: Math.ceil(text.length / 3), promptTokens: tokens, cachedTokens: 0, promptMs: 1, decodeMs: 1, ms: 2 };
   }
@@ -78,7 +89,8 @@ function localEndpoint(base: AssistantEndpoint, model: LocalModel, notes: string
 /** What a person and the stored round see of a round, without timings and token counts. */
 function shape(round: Round) {
   return round.events
-    .filter((e) => !['usage', 'context_sent', 'round_start', 'round_end'].includes(e.type))
+    // `turns`: kept for a small model's next question only (memory.ts).
+    .filter((e) => !['usage', 'context_sent', 'round_start', 'round_end', 'turns'].includes(e.type))
     .map((e: RoundEvent) => {
       const { ...copy } = e as Record<string, unknown>;
       delete copy.durationMs;
@@ -125,13 +137,63 @@ describe('the local model behind the endpoint interface', () => {
     expect(model.prompts).toHaveLength(2);
     expect(model.prompts[1].at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('total is 45') });
     expect(model.prompts[1].at(-2)?.content).toContain('"name": "run_python"');
-    // A short system message, whose start (the format, then the fixed head) is the same in every round.
+    // A short system message, the same in every request (the format, then the fixed head); the
+    // session's files and variables come with the question.
     const system = model.prompts[0][0].content;
-    expect(system.length).toBeLessThan(1600);
-    expect(system.slice(0, system.indexOf('## Workspace files'))).toBe(model.prompts[1][0].content.slice(0, model.prompts[1][0].content.indexOf('## Workspace files')));
+    expect(system.length).toBeLessThan(1200);
+    expect(model.prompts[1][0].content).toBe(system);
     expect(system).toMatch(/^## How to reply\n/);
+    expect(system).not.toContain('## Workspace files');
+    expect(model.prompts[0][1]).toMatchObject({ role: 'user', content: expect.stringMatching(/^## Workspace files[^]*## Variables[^]*\n\n## Question\nAdd up 0\.\.9$/) });
     // The code ran in the local session, not the other.
     expect((await engine.listVariables('local')).map((v) => v.name)).toContain('total');
+  });
+
+  it('each prompt is the last one and its reply, word for word, with only what is new after it: across turns, rounds, and another session’s rounds in between', async () => {
+    const model = new ScriptedModel();
+    const chatML = (messages: ChatMessage[]) => messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('') + '<|im_start|>assistant\n';
+    const asked = (session: string, question: string) => ask(engine, session, question, { endpoint: localEndpoint(endpoint, model), autoRun: true });
+    await engine.open('follow');
+    await engine.open('neighbour');
+    const sessionOf: string[] = [];
+    // After each round, the next question's start is read ahead (one token asked for).
+    const aheadOf = new Map<string, ChatMessage[]>();
+    const track = async (session: string, question: string) => {
+      const before = model.prompts.length;
+      const ahead = aheadOf.get(session);
+      expect((await asked(session, question)).state).toBe('finished');
+      for (let i = before; i < model.prompts.length; i++) sessionOf[i] = session;
+      // What was read ahead is where this question's prompt starts, up to the question itself.
+      if (ahead) expect(chatML(model.prompts[before]).startsWith(chatML(ahead).replace(/<\|im_end\|>\n<\|im_start\|>assistant\n$/, ''))).toBe(true);
+      const aheads = model.readAheads.length;
+      await vi.waitFor(() => expect(model.readAheads.length).toBe(aheads + 1));
+      aheadOf.set(session, model.readAheads.at(-1)!);
+      expect(model.readAheads.at(-1)!.at(-1)?.content).toMatch(/\n\n## Question\n$/);
+    };
+    await track('follow', 'Add up 0..9');
+    // Its code made a variable: the next question's state differs, and nothing before it does.
+    expect((await engine.listVariables('follow')).map((v) => v.name)).toContain('total');
+    await track('neighbour', 'What is in the neighbour session?');
+    await track('follow', 'And what is it doubled?');
+    await track('follow', 'And halved?');
+    const follow = sessionOf.flatMap((session, i) => (session === 'follow' ? [i] : []));
+    expect(follow).toHaveLength(6);
+    for (const [k, i] of follow.slice(1).entries()) {
+      const last = follow[k];
+      const prompt = chatML(model.prompts[i]);
+      const before = chatML(model.prompts[last]) + model.replies[last];
+      // Where they part, if they do (the test's message then says where).
+      let same = 0;
+      while (same < before.length && prompt[same] === before[same]) same++;
+      expect(prompt.slice(Math.max(0, same - 80), Math.min(same + 80, before.length))).toBe(before.slice(Math.max(0, same - 80), same + 80));
+      // What is new: the end of the reply's turn and the tool's output, or the next question.
+      const added = prompt.slice(chatML(model.prompts[last]).length + model.replies[last].length);
+      expect(added.length).toBeLessThan(700);
+    }
+    // The other session's text never reaches this one's prompts, nor this one's the other's.
+    for (const i of follow) expect(chatML(model.prompts[i])).not.toContain('neighbour');
+    const neighbour = model.prompts.findIndex((_, i) => sessionOf[i] === 'neighbour');
+    expect(chatML(model.prompts[neighbour])).not.toContain('Add up 0..9');
   });
 
   it('fits a prompt the model refused as too long, and the round says what was left out', async () => {
@@ -146,6 +208,30 @@ describe('the local model behind the endpoint interface', () => {
     const last = model.prompts.at(-1)!;
     expect(last.reduce((n, m) => n + m.content.length, 0) / 2).toBeLessThanOrEqual(900);
     expect(last.some((m) => m.content.includes('Question 0'))).toBe(false);
+  });
+});
+
+describe('room for the reply', () => {
+  it('fits each prompt with room for its reply, from the tokens llama.cpp counted in the last one, before anything is refused', async () => {
+    const model = new ScriptedModel();
+    Object.assign(model, { info: { ...INFO, nCtx: 1000 } });
+    const fetchLocal = localFetch({ model: async () => model });
+    const body = (extra: number) => ({
+      model: 'scripted',
+      tools: TOOLS,
+      messages: [
+        { role: 'system', content: 'You are the assistant.' },
+        { role: 'user', content: `Earlier question ${'x'.repeat(500)}` },
+        { role: 'assistant', content: 'Earlier answer' },
+        { role: 'user', content: `Sum it ${'y'.repeat(extra)}` },
+      ],
+    });
+    await fetchLocal(`${LOCAL_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify(body(600)) });
+    // About 900 tokens would leave the reply under its quarter of the context: the earlier round goes.
+    await fetchLocal(`${LOCAL_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify(body(1000)) });
+    const last = model.prompts.at(-1)!;
+    expect(last.some((m) => m.content.startsWith('Earlier question'))).toBe(false);
+    expect(last.reduce((n, m) => n + m.content.length, 0) / 2).toBeLessThanOrEqual(750);
   });
 });
 

@@ -6,12 +6,12 @@ import { appendEvent, finishRound, newRound, OutputTranscript } from '../chat/ro
 import type { Attachment, Round, RoundEvent, RoundState } from '../chat/types';
 import type { RunResult } from '../worker-api';
 import { createClient } from './client';
-import { buildContext, estimateTokens, type CodeChannel } from './context';
+import { buildContext, estimateTokens, smallModelQuestion, smallModelSystem, type CodeChannel } from './context';
 import { assistantEndpoint, type AssistantEndpoint } from './endpoint';
 import { AssistantError } from './assistant-error';
 import type { ErrorContext } from './errors';
-import type { CodeCard, SentMessage } from './events';
-import { buildMemory } from './memory';
+import type { CodeCard, SentMessage, TurnMessage } from './events';
+import { buildMemory, buildVerbatimMemory } from './memory';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry';
 import { sleep } from '../timing';
 import { RunOutput, summarizeRun } from './run-summary';
@@ -137,6 +137,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   emit({ type: 'round_start', at: round.createdAt });
   let state: RoundState = 'finished';
   let scrub = (text: string) => text;
+  let readAhead: (() => Promise<void>) | null = null;
   try {
     if (!endpoint.configured) throw new RoundOver('Set the assistant’s Base URL and Model in Settings → Assistant first.', 'failed');
     if (!question.trim()) throw new RoundOver('The question is empty: type what you want to know.', 'failed');
@@ -158,21 +159,29 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     const snapshot = { files: workspace, variables, sessionVars, packageIndexUrl: engine.getSettings().packageIndexUrl };
     let channel: CodeChannel = 'tools';
     const small = connection.small;
-    const contextOf = (on: CodeChannel) =>
-      buildContext(snapshot, on, small ? Math.min(settings.contextTokens, small.contextTokens) : settings.contextTokens, { compact: Boolean(small) });
-    const memory = buildMemory(
-      earlier.filter((r) => r.seq < round.seq),
-      small ? Math.min(settings.memoryTokens, small.memoryTokens) : settings.memoryTokens,
-    );
+    const earlierRounds = earlier.filter((r) => r.seq < round.seq);
+    // A small model (in this browser) reads every prompt token slowly, so its prompt only ever
+    // grows: a system message that is the same everywhere, the earlier rounds word for word, and
+    // the session's state with the question. Reading then resumes where the last request ended.
+    const contextOf = (on: CodeChannel) => (small ? smallModelSystem() : buildContext(snapshot, on, settings.contextTokens));
+    const memory: ChatCompletionMessageParam[] = small
+      ? buildVerbatimMemory(earlierRounds, Math.min(settings.memoryTokens, small.memoryTokens))
+      : buildMemory(earlierRounds, settings.memoryTokens);
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: contextOf(channel) },
       ...memory,
-      { role: 'user', content: question },
+      { role: 'user', content: small ? smallModelQuestion(snapshot, question, Math.min(settings.contextTokens, small.contextTokens)) : question },
     ];
+    const asked = messages.length - 1;
+    if (small) {
+      readAhead = () =>
+        readNextQuestion(engine, sessionId, createClient(endpoint.connection()), connection.model, {
+          contextTokens: Math.min(settings.contextTokens, small.contextTokens),
+          memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens),
+        });
+    }
     const recordSent = () => {
-      const sent: SentMessage[] = messages.flatMap((m) =>
-        (m.role === 'system' || m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string' ? [{ role: m.role, content: m.content }] : [],
-      );
+      const sent = messages.flatMap(sentMessage);
       emit({ type: 'context_sent', messages: sent, tokens: estimateTokens(sent.map((m) => m.content).join('\n')), tools: channel === 'tools' ? TOOL_NAMES : [] });
     };
     recordSent();
@@ -248,7 +257,10 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
         continue;
       }
       const blocks = loop.usedTools ? [] : fencedPython(turn.text);
-      if (!blocks.length) break;
+      if (!blocks.length) {
+        if (small) emit({ type: 'turns', messages: [...(messages.slice(asked) as TurnMessage[]), { role: 'assistant', content: turn.text }] });
+        break;
+      }
       if (channel === 'tools') {
         channel = 'fenced';
         emit({ type: 'assistant_note', kind: 'no_tools', message: 'The model wrote its code as python blocks instead of calling the tool; they run the same way.' });
@@ -284,7 +296,47 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     options.signal?.removeEventListener('abort', onAbort);
   }
 
-  return finishRound(round, state, t0, transcript, history, emit, (error) => scrub(error instanceof Error ? error.message : String(error)));
+  const finished = await finishRound(round, state, t0, transcript, history, emit, (error) => scrub(error instanceof Error ? error.message : String(error)));
+  if (finished.state === 'finished' && readAhead) void readAhead().catch(() => undefined);
+  return finished;
+}
+
+/**
+ * A small model, after a round: the session's next question's prompt up to the question itself
+ * (the earlier rounds, this one included, and the session's state now), sent for one token, so
+ * that the model reads it while the person reads the answer, and the next Ask reads only its
+ * question. It is the next prompt's start only if nothing changes in between (a Code round
+ * does): llama.cpp then reuses what still matches.
+ */
+async function readNextQuestion(engine: AssistantEngine, sessionId: string, client: ReturnType<typeof createClient>, model: string, budgets: { contextTokens: number; memoryTokens: number }): Promise<void> {
+  const [files, variables, sessionVars, rounds] = await Promise.all([
+    engine.listFiles(sessionId),
+    engine.listVariables(sessionId),
+    engine.getSessionVars(sessionId),
+    engine.history(sessionId).list<Round>(),
+  ]);
+  const snapshot = { files, variables, sessionVars, packageIndexUrl: engine.getSettings().packageIndexUrl };
+  await client.chat.completions.create({
+    model,
+    messages: [
+      { role: 'system', content: smallModelSystem() },
+      ...buildVerbatimMemory(rounds, budgets.memoryTokens),
+      { role: 'user', content: smallModelQuestion(snapshot, '', budgets.contextTokens) },
+    ],
+    tools: TOOLS,
+    max_tokens: 1,
+  });
+}
+
+/** A message as "What was sent" shows it: a tool call and a tool's output in words. */
+function sentMessage(message: ChatCompletionMessageParam): SentMessage[] {
+  if (message.role === 'tool') return [{ role: 'user', content: `Output of the tool:\n${typeof message.content === 'string' ? message.content : ''}` }];
+  if (message.role === 'assistant' && message.tool_calls?.length) {
+    const calls = message.tool_calls.flatMap((c) => (c.type === 'function' ? [`${c.function.name}(${c.function.arguments})`] : []));
+    return [{ role: 'assistant', content: [typeof message.content === 'string' ? message.content : '', ...calls].filter(Boolean).join('\n') }];
+  }
+  if ((message.role === 'system' || message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string') return [{ role: message.role, content: message.content }];
+  return [];
 }
 
 /** Fenced python blocks of a reply (none when it has no fence: prose is not code). */

@@ -21,17 +21,29 @@ export interface SessionSnapshot {
 export type CodeChannel = 'tools' | 'fenced';
 
 /**
- * For a small model in the browser, whose every token of prompt costs (it reads about ten a
- * second there): the same facts in a few lines. Nothing in it changes between rounds, so its
- * state is reused from one question to the next.
+ * The system message for a small model in the browser, whose every token of prompt costs (it
+ * reads about ten a second there): the same facts in a few lines, and nothing of the session,
+ * so that it is the same text in every round of every session and its state is read once per
+ * loaded model. The session's files and variables go with each question (smallModelQuestion).
  */
-function compactHead(): string {
+export function smallModelSystem(): string {
   return [
     'You are the assistant of PyTabs. You answer questions about the person’s data by running Python (Pyodide) in their session; variables and files stay between runs.',
     'Keep code short and print what you need. Then answer in plain words with the numbers you found.',
     '## Environment',
-    '- The working directory holds the files below. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
+    '- The working directory holds the files listed with each question. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
   ].join('\n');
+}
+
+/**
+ * A small model's question: the session's files and variables as they are now, then the
+ * question. They come with the question rather than in the system message because they change
+ * as code runs, and text that changes makes the model read everything after it again.
+ */
+export function smallModelQuestion(snapshot: SessionSnapshot, question: string, budgetTokens: number): string {
+  // The budget is the system message's and the state's together, as buildContext's is.
+  const room = Math.max(0, budgetTokens * CHARS_PER_TOKEN - smallModelSystem().length - 2);
+  return `${sessionState(snapshot, room)}\n\n## Question\n${question}`;
 }
 
 function instructions(channel: CodeChannel): string {
@@ -93,14 +105,19 @@ function fit(section: Section, room: number): string {
 
 /**
  * The system message of a round: what the assistant is and may do, the environment, and the
- * session's workspace files, variables (type, size, preview: a DataFrame's shape, columns and
- * dtypes) and session variables, bounded to about `budgetTokens`. Lists too long for it are cut
- * with a line saying how many were left out (list_files / list_variables give the rest).
- * `compact`: the short head for a small model in the browser (the tools are described by the
- * turn's format there, see local-fetch.ts).
+ * session's state (sessionState), bounded to about `budgetTokens`.
  */
-export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number, options: { compact?: boolean } = {}): string {
-  const head = options.compact ? compactHead() : `${instructions(channel)}\n\n${environment(snapshot.packageIndexUrl)}`;
+export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number): string {
+  const head = `${instructions(channel)}\n\n${environment(snapshot.packageIndexUrl)}`;
+  return `${head}\n\n${sessionState(snapshot, Math.max(0, budgetTokens * CHARS_PER_TOKEN - head.length - 2))}`;
+}
+
+/**
+ * The session's workspace files, variables (type, size, preview: a DataFrame's shape, columns and
+ * dtypes) and session variables in about `roomChars`. Lists too long for it are cut with a line
+ * saying how many were left out (list_files / list_variables give the rest).
+ */
+function sessionState(snapshot: SessionSnapshot, roomChars: number): string {
   const files = [...snapshot.files].sort((a, b) => a.path.localeCompare(b.path));
   const sections: Section[] = [
     {
@@ -125,8 +142,8 @@ export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, bu
       more: (n) => `- … and ${n} more`,
     },
   ];
-  let room = Math.max(0, budgetTokens * CHARS_PER_TOKEN - head.length - 2);
-  const parts = [head];
+  let room = roomChars;
+  const parts: string[] = [];
   for (const section of sections) {
     const text = fit(section, Math.floor(room * section.share));
     parts.push(text);

@@ -172,9 +172,13 @@ export function localConnection(id: string, transport: LocalTransport): Endpoint
   };
 }
 
-/** Budgets for a model in this browser (estimated tokens): its context is a few thousand, read at about ten a second. */
+/**
+ * Budgets for a model in this browser (estimated tokens): its context is a few thousand, read at
+ * about ten a second. Earlier rounds go to it word for word and stay read from one question to the
+ * next (memory.ts buildVerbatimMemory), so their budget costs only when the oldest are let go.
+ */
 const SMALL_CONTEXT_TOKENS = 500;
-const SMALL_MEMORY_TOKENS = 600;
+const SMALL_MEMORY_TOKENS = 1500;
 
 /** Removes a secret (and any bearer token) from text meant for people. */
 export function scrubSecret(text: string, secret: string | null): string {

@@ -10,6 +10,15 @@ export interface SentMessage {
   content: string;
 }
 
+/**
+ * A message of a round's conversation with the model as the `openai` client sends it (the
+ * question, the model's tool calls, the tools' outputs, the answer): plain JSON, so it is stored.
+ */
+export type TurnMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
 /** Where a code card is in its life; `ran` also when the run failed (its exec_error says how). */
 export type CodeCardStatus = 'proposed' | 'approved' | 'edited' | 'skipped' | 'ran';
 
@@ -53,6 +62,11 @@ export type AssistantEvent =
   | { type: 'tool_result'; step: number; callId: string; name: string; content: string }
   /** Tokens of one request, when the endpoint reports them. */
   | { type: 'usage'; step: number; promptTokens: number; completionTokens: number; totalTokens: number }
-  | { type: 'assistant_note'; kind: AssistantNoteKind; message: string };
+  | { type: 'assistant_note'; kind: AssistantNoteKind; message: string }
+  /**
+   * A small model's round, from its question to its answer, word for word as sent: its next
+   * question repeats it unchanged (memory.ts), so the model reads only what is new.
+   */
+  | { type: 'turns'; messages: TurnMessage[] };
 
 export type CodeCard = Extract<AssistantEvent, { type: 'code_card' }>;

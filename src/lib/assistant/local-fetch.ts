@@ -88,10 +88,39 @@ function textOf(content: ChatCompletionMessageParam['content']): string {
 }
 
 /**
- * The request's messages as the model's chat template takes them (system, user, assistant): its
- * own earlier turns in the JSON it writes, and each tool's output as a user message naming it.
+ * The model's turns in the exact text it sampled, by what they say (`turnKey`): the client hands
+ * back a call as its name and arguments, which rendered again would differ from the sampled
+ * text in spacing, and from that point on the model would read the rest of the prompt again.
+ * Keyed by content, so a text found here is only ever a spelling of the same turn.
  */
-export function chatMessages(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[]): ChatMessage[] {
+export class WrittenTurns {
+  private readonly texts = new Map<string, string>();
+
+  constructor(private readonly limit = 64) {}
+
+  /** Keeps `text` (JSON sampled under the turn's schema) as the spelling of the turn it parses to. */
+  keep(text: string): void {
+    const turn = JSON.parse(text) as { name: string; arguments: unknown };
+    const key = turnKey(turn.name, JSON.stringify(turn.arguments));
+    this.texts.delete(key);
+    this.texts.set(key, text);
+    if (this.texts.size > this.limit) this.texts.delete(this.texts.keys().next().value as string);
+  }
+
+  get(key: string): string | undefined {
+    return this.texts.get(key);
+  }
+}
+
+/** A turn's identity: the tool's name and its arguments as the client carries them (JSON text). */
+const turnKey = (name: string, args: string) => `${name}\u0000${args}`;
+
+/**
+ * The request's messages as the model's chat template takes them (system, user, assistant): its
+ * own earlier turns in the JSON it wrote (`written`, where known), and each tool's output as a
+ * user message naming it.
+ */
+export function chatMessages(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[], written?: WrittenTurns): ChatMessage[] {
   const names = new Map<string, string>();
   const out: ChatMessage[] = [];
   for (const message of messages) {
@@ -103,9 +132,14 @@ export function chatMessages(messages: ChatCompletionMessageParam[], tools: Chat
     } else if (message.role === 'assistant') {
       const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [call] : []));
       for (const call of calls) names.set(call.id, call.function.name);
-      const turns = calls.map((call) => `{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments || '{}'}}`);
+      const turns = calls.map(
+        (call) => written?.get(turnKey(call.function.name, call.function.arguments)) ?? `{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments || '{}'}}`,
+      );
       const text = textOf(message.content ?? null);
-      if (!turns.length) turns.push(tools.length ? JSON.stringify({ name: ANSWER, arguments: { text } }) : text);
+      if (!turns.length) {
+        const answer = { text };
+        turns.push(tools.length ? (written?.get(turnKey(ANSWER, JSON.stringify(answer))) ?? JSON.stringify({ name: ANSWER, arguments: answer })) : text);
+      }
       out.push({ role: 'assistant', content: turns.join('\n') });
     } else if (message.role === 'tool') {
       out.push({ role: 'user', content: `Output of ${names.get(message.tool_call_id) ?? 'the tool'}:\n${textOf(message.content)}` });
@@ -122,12 +156,12 @@ const sizeOf = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + m.
  * the outputs of this round's earlier runs (oldest first, the last one kept), then the end of
  * the system message's lists. Returns the messages and what was left out, in words ('' if nothing).
  */
-export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[], budgetChars: number): { messages: ChatMessage[]; cut: string } {
+export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[], budgetChars: number, written?: WrittenTurns): { messages: ChatMessage[]; cut: string } {
   const question = messages.findLastIndex((m) => m.role === 'user');
   const kept = [...messages];
   let earlier = 0;
   let outputs = 0;
-  const fits = () => sizeOf(chatMessages(kept, tools)) <= budgetChars;
+  const fits = () => sizeOf(chatMessages(kept, tools, written)) <= budgetChars;
   // The earlier rounds sit between the system message and this question.
   let first = kept[0]?.role === 'system' ? 1 : 0;
   let at = question;
@@ -142,7 +176,7 @@ export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatC
     kept[i] = { ...(kept[i] as Extract<ChatCompletionMessageParam, { role: 'tool' }>), content: LEFT_OUT };
     outputs++;
   }
-  let chat = chatMessages(kept, tools);
+  let chat = chatMessages(kept, tools, written);
   let systemCut = false;
   const over = sizeOf(chat) - budgetChars;
   if (over > 0 && chat[0]?.role === 'system') {
@@ -150,7 +184,7 @@ export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatC
     const room = Math.max(200, system.length - over - 1);
     if (room < system.length) {
       kept[0] = { role: 'system', content: `${system.slice(0, room)}…` };
-      chat = chatMessages(kept, tools);
+      chat = chatMessages(kept, tools, written);
       systemCut = true;
     }
   }
@@ -216,6 +250,13 @@ interface ChunkDelta {
 
 let calls = 0;
 
+/**
+ * Per loaded model, the text of the turns it wrote: it lives as long as the model, and so as the
+ * model's state of that text; a connection is made per question, so this outlives it. It answers
+ * only with a spelling of a turn the caller already has (WrittenTurns), never with other text.
+ */
+const writtenBy = new WeakMap<LocalModel, WrittenTurns>();
+
 /** The `fetch` that answers the `openai` client from the local model. */
 export function localFetch(transport: LocalTransport): typeof fetch {
   /** Learned from llama.cpp's own counts when it refused a prompt: tokens per character, and the context it has. */
@@ -224,21 +265,31 @@ export function localFetch(transport: LocalTransport): typeof fetch {
   async function complete(body: RequestBody, signal: AbortSignal | undefined, send: (delta: ChunkDelta, finish?: string) => void): Promise<CompletionResult> {
     const model = await loaded(signal);
     const tools = body.tools ?? [];
+    let written = writtenBy.get(model);
+    if (!written) writtenBy.set(model, (written = new WrittenTurns()));
     for (let attempt = 1; ; attempt++) {
       const known = measured.get(model);
       const context = known?.contextTokens ?? model.info.nCtx;
       const reply = Math.min(body.max_tokens ?? REPLY_TOKENS, REPLY_TOKENS, Math.floor(context / 4));
       const budget = known ? Math.floor((context - reply) / known.tokensPerChar) : Infinity;
-      const { messages, cut } = fitMessages(body.messages, tools, budget);
+      const { messages, cut } = fitMessages(body.messages, tools, budget, written);
       if (cut) transport.onCut?.(`To fit the model’s context of ${context} tokens, left out ${cut}.`);
+      // llama.cpp counts every prompt it reads: the next request is fitted with room for its reply
+      // (a prompt that fits but leaves none would be cut off as soon as the reply starts).
+      const learn = <T extends CompletionResult>(result: T): T => {
+        const tokens = result.promptTokens + result.cachedTokens;
+        if (tokens > 0) measured.set(model, { tokensPerChar: (tokens / sizeOf(messages)) * 1.05, contextTokens: context });
+        return result;
+      };
       try {
-        if (!tools.length) return await model.chat(messages, { maxTokens: reply, signal, onText: (text) => send({ content: text }) });
+        if (!tools.length) return learn(await model.chat(messages, { maxTokens: reply, signal, onText: (text) => send({ content: text }) }));
         const reader = new AnswerReader();
-        const result = await model.json(messages, { name: 'turn', schema: turnSchema(tools) }, { maxTokens: reply, signal, onText: (text) => {
+        const result = learn(await model.json(messages, { name: 'turn', schema: turnSchema(tools) }, { maxTokens: reply, signal, onText: (text) => {
           const shown = reader.add(text);
           if (shown) send({ content: shown });
-        } });
+        } }));
         if (result.finish === 'stop') {
+          written.keep(result.text);
           const turn = result.value as { name: string; arguments: unknown };
           if (turn.name !== ANSWER) {
             send({ tool_calls: [{ index: 0, id: `call_local_${++calls}`, type: 'function', function: { name: turn.name, arguments: JSON.stringify(turn.arguments) } }] });

@@ -1,7 +1,7 @@
 import type { Round } from '../chat/types';
 import { terminalText } from '../chat/terminal';
 import { CHARS_PER_TOKEN } from './context';
-import type { SentMessage } from './events';
+import type { SentMessage, TurnMessage } from './events';
 
 function clip(text: string, limit: number, from: 'start' | 'end' = 'start'): string {
   if (text.length <= limit) return text;
@@ -65,4 +65,33 @@ export function buildMemory(rounds: Round[], budgetTokens: number): SentMessage[
     used += size;
   }
   return kept.reverse().flat();
+}
+
+const sizeOf = (messages: TurnMessage[]) => messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.role === 'assistant' ? (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length + c.function.name.length, 0) : 0), 0);
+
+/**
+ * Memory for a small model, whose every token of prompt costs: each earlier Ask round as it was
+ * sent and answered (its `turns`), so that a follow-up's prompt is the last one's, word for word,
+ * with only the new question after it, and the model reads only that. A round without its turns
+ * (a Code round, one stopped or failed, one from an endpoint) is its short exchange. When the
+ * rounds outgrow the budget the oldest go at once down to half of it, not one per question: the
+ * start then stays the same for the next few questions, and with it what the model has read.
+ */
+export function buildVerbatimMemory(rounds: Round[], budgetTokens: number): TurnMessage[] {
+  const room = budgetTokens * CHARS_PER_TOKEN;
+  const items = [...rounds]
+    .sort((a, b) => a.seq - b.seq)
+    .map((round) => {
+      const turns = round.state === 'finished' ? round.events.findLast((e) => e.type === 'turns') : undefined;
+      const messages = turns && sizeOf(turns.messages) <= room / 2 ? turns.messages : exchange(round).map((m) => m as TurnMessage);
+      return { messages, size: sizeOf(messages) };
+    });
+  let start = 0;
+  let total = 0;
+  for (const [i, item] of items.entries()) {
+    total += item.size;
+    if (total <= room) continue;
+    while (start <= i && total > room / 2) total -= items[start++].size;
+  }
+  return items.slice(start).flatMap((item) => item.messages);
 }

@@ -16,6 +16,8 @@ export interface LoadOptions {
    * software one (SwiftShader: for tests, slower than the CPU); 'never' the CPU.
    */
   gpu?: 'auto' | 'always' | 'never';
+  /** At most this many threads (the bench compares 1 and 2); the page's own limit still applies. */
+  maxThreads?: number;
 }
 
 /** Loading's steps: fetching an address (bytes of total, 0 when unknown), then reading the file into llama.cpp. */
