@@ -54,9 +54,11 @@ class ScriptedModel implements LocalModel {
     throw new Error('a turn with tools is sampled under the schema');
   }
 
-  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void; maxTokens?: number } = {}) {
+  async json(messages: ChatMessage[], format: JsonSchemaFormat, options: { onText?: (text: string) => void; maxTokens?: number; background?: boolean } = {}) {
     const tokens = Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 2);
     if (tokens > this.contextTokens) throw new PromptTooLong(tokens, this.contextTokens);
+    // Read ahead in the background, so that any question stops it; a question never is.
+    expect(options.background ?? false).toBe(options.maxTokens === 1);
     if (options.maxTokens === 1) {
       this.readAheads.push(messages);
       return { text: '', value: undefined, finish: 'length' as const, completionTokens: 1, pieces: 0, promptTokens: tokens, cachedTokens: 0, promptMs: 1, decodeMs: 1, ms: 2 };
@@ -81,9 +83,9 @@ class ScriptedModel implements LocalModel {
 /** An endpoint whose connection is the local adapter over `model` (the page's would load a kept file). */
 function localEndpoint(base: AssistantEndpoint, model: LocalModel, notes: string[] = []): AssistantEndpoint {
   const transport: LocalTransport = { model: async () => model, onCut: (message) => notes.push(message) };
-  const connection = localConnection('scripted', transport);
-  // What ask() uses of an endpoint: its settings, whether it is set up, its connection.
-  return { settings: base.settings, configured: true, connection: () => connection } as unknown as AssistantEndpoint;
+  // What ask() uses of an endpoint: its settings, whether it is set up, its connection (for a session, maybe in the background).
+  const connection = (options: { session?: string; background?: boolean } = {}) => localConnection('scripted', { ...transport, session: options.session, background: options.background });
+  return { settings: base.settings, configured: true, connection } as unknown as AssistantEndpoint;
 }
 
 /** What a person and the stored round see of a round, without timings and token counts. */

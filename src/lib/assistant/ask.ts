@@ -141,7 +141,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   try {
     if (!endpoint.configured) throw new RoundOver('Set the assistant’s Base URL and Model in Settings → Assistant first.', 'failed');
     if (!question.trim()) throw new RoundOver('The question is empty: type what you want to know.', 'failed');
-    const connection = endpoint.connection({ onNote: (kind, message) => emit({ type: 'assistant_note', kind, message }) });
+    const connection = endpoint.connection({ onNote: (kind, message) => emit({ type: 'assistant_note', kind, message }), session: sessionId });
     scrub = connection.scrub;
     const ctx: ErrorContext = { origin: connection.origin, model: connection.model, scrub };
     const client = createClient(connection);
@@ -175,7 +175,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     const asked = messages.length - 1;
     if (small) {
       readAhead = () =>
-        readNextQuestion(engine, sessionId, createClient(endpoint.connection()), connection.model, {
+        readNextQuestion(engine, sessionId, createClient(endpoint.connection({ session: sessionId, background: true })), connection.model, {
           contextTokens: Math.min(settings.contextTokens, small.contextTokens),
           memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens),
         });

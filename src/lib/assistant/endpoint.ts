@@ -130,8 +130,8 @@ export class AssistantEndpoint {
    * `onNote` hears what a round should show of the model in this browser (loading it, what was
    * cut to fit its context).
    */
-  connection(overrides: { model?: string; onNote?: (kind: AssistantNoteKind, message: string) => void } = {}): EndpointConnection {
-    if (this.#settings.provider === 'local') return hostedConnection(this.#settings.localModel, overrides.onNote);
+  connection(overrides: { model?: string; onNote?: (kind: AssistantNoteKind, message: string) => void; session?: string; background?: boolean } = {}): EndpointConnection {
+    if (this.#settings.provider === 'local') return hostedConnection(this.#settings.localModel, overrides);
     const { baseUrl } = this.#settings;
     const origin = originOf(baseUrl);
     if (!origin) throw new Error('Set the assistant’s Base URL in Settings → Assistant first.');
@@ -151,11 +151,16 @@ export class AssistantEndpoint {
 }
 
 /** The model in this browser as a connection: no network, no key; the page's one model host loads it. */
-function hostedConnection(id: string, onNote?: (kind: AssistantNoteKind, message: string) => void): EndpointConnection {
+function hostedConnection(
+  id: string,
+  { onNote, session, background }: { onNote?: (kind: AssistantNoteKind, message: string) => void; session?: string; background?: boolean },
+): EndpointConnection {
   if (!id) throw new Error('Choose a model in Settings → Assistant first.');
   return localConnection(id, {
     model: () => localModelHost.use(id, (name, bytes) => onNote?.('model_loading', `Loading ${name} (${formatBytes(bytes)}) in this browser; the first question waits for it.`)),
     onCut: (message) => onNote?.('context_cut', message),
+    session,
+    background,
   });
 }
 

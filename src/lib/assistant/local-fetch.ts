@@ -20,6 +20,10 @@ export interface LocalTransport {
   model(signal?: AbortSignal): Promise<LocalModel>;
   /** Told, once per request that needed it, what was left out so that the prompt fits the model's context. */
   onCut?(message: string): void;
+  /** The session the requests are for: the model's own turn texts are kept per session. */
+  session?: string;
+  /** Requests done ahead of a question (the read-ahead): any other request stops them. */
+  background?: boolean;
 }
 
 /** The turn's JSON when the model answers in words. */
@@ -251,11 +255,21 @@ interface ChunkDelta {
 let calls = 0;
 
 /**
- * Per loaded model, the text of the turns it wrote: it lives as long as the model, and so as the
- * model's state of that text; a connection is made per question, so this outlives it. It answers
- * only with a spelling of a turn the caller already has (WrittenTurns), never with other text.
+ * Per loaded model and per session, the text of the turns it wrote: it lives as long as the
+ * model, and so as the model's state of that text; a connection is made per question, so this
+ * outlives it. It answers only with a spelling of a turn the caller already has (WrittenTurns),
+ * never with other text, and a session's turns are never looked up for another.
  */
-const writtenBy = new WeakMap<LocalModel, WrittenTurns>();
+const writtenBy = new WeakMap<LocalModel, Map<string, WrittenTurns>>();
+
+/** The session's kept turn texts for `model`. */
+function writtenFor(model: LocalModel, session: string): WrittenTurns {
+  let sessions = writtenBy.get(model);
+  if (!sessions) writtenBy.set(model, (sessions = new Map()));
+  let written = sessions.get(session);
+  if (!written) sessions.set(session, (written = new WrittenTurns()));
+  return written;
+}
 
 /** The `fetch` that answers the `openai` client from the local model. */
 export function localFetch(transport: LocalTransport): typeof fetch {
@@ -265,8 +279,8 @@ export function localFetch(transport: LocalTransport): typeof fetch {
   async function complete(body: RequestBody, signal: AbortSignal | undefined, send: (delta: ChunkDelta, finish?: string) => void): Promise<CompletionResult> {
     const model = await loaded(signal);
     const tools = body.tools ?? [];
-    let written = writtenBy.get(model);
-    if (!written) writtenBy.set(model, (written = new WrittenTurns()));
+    const written = writtenFor(model, transport.session ?? '');
+    const background = transport.background;
     for (let attempt = 1; ; attempt++) {
       const known = measured.get(model);
       const context = known?.contextTokens ?? model.info.nCtx;
@@ -282,9 +296,9 @@ export function localFetch(transport: LocalTransport): typeof fetch {
         return result;
       };
       try {
-        if (!tools.length) return learn(await model.chat(messages, { maxTokens: reply, signal, onText: (text) => send({ content: text }) }));
+        if (!tools.length) return learn(await model.chat(messages, { maxTokens: reply, signal, background, onText: (text) => send({ content: text }) }));
         const reader = new AnswerReader();
-        const result = learn(await model.json(messages, { name: 'turn', schema: turnSchema(tools) }, { maxTokens: reply, signal, onText: (text) => {
+        const result = learn(await model.json(messages, { name: 'turn', schema: turnSchema(tools) }, { maxTokens: reply, signal, background, onText: (text) => {
           const shown = reader.add(text);
           if (shown) send({ content: shown });
         } }));
