@@ -9,11 +9,10 @@
 // variants take turns, round by round, so that other load on the machine falls on all alike.
 // Each prints decode milliseconds per token of three decodes in a row (the later ones after
 // V8 had time to optimize) and prompt reading in tokens per second.
-import { existsSync, mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from '../chromium.mjs';
-import { benchModel, nativeDecode } from './local-model.mjs';
+import { nativeDecode, servedBenchModel } from './local-model.mjs';
 import { serve } from './server.mjs';
 
 const argv = process.argv.slice(2);
@@ -78,11 +77,7 @@ async function runVariant(variant, origin, file, round) {
 async function main() {
   const only = option('--only')?.split(',');
   const variants = only ? VARIANTS.filter((v) => only.includes(v.name)) : VARIANTS;
-  const file = await benchModel(log);
-  const link = path.join(DIST, 'models', 'bench.gguf');
-  mkdirSync(path.dirname(link), { recursive: true });
-  if (existsSync(link)) unlinkSync(link);
-  symlinkSync(file, link);
+  const { file, unlink } = await servedBenchModel(DIST, 'bench.gguf', log);
   const server = await serve(DIST);
   const results = new Map(variants.map((v) => [v.name, []]));
   try {
@@ -98,7 +93,7 @@ async function main() {
       }
     }
   } finally {
-    unlinkSync(link);
+    unlink();
     await server.close();
   }
   // Others' load on the machine only ever slows a decode down, so each variant's fastest decode

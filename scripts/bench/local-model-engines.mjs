@@ -5,11 +5,9 @@
 // the file given as an address beside the app. WebKitGTK has no JSPI, Memory64 or
 // SharedArrayBuffer: it runs wllama's compatible build on one thread.
 // Page functions are sent as source (WebDriver, BiDi): each is self-contained.
-import { existsSync, mkdirSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { engineMissing, launchEngine } from '../engines.mjs';
-import { writeGguf } from '../gguf.mjs';
+import { servedBenchModel } from './local-model.mjs';
 
 /** Tokens decoded per measurement after the first, as L1 in Chromium (local-model.mjs). */
 const DECODE = 48;
@@ -29,16 +27,6 @@ const PROMPT = [
 ].join('\n');
 const LABEL = { firefox: 'Firefox ESR', webkit: 'WebKitGTK' };
 const ID = { firefox: 'L1-ff', webkit: 'L1-wk' };
-
-/** The model file: the 0.5B-shape file L1 reads (made once per machine), or the tiny one (for trying the mechanics). */
-async function modelFile(shape, log) {
-  const file = path.join(tmpdir(), shape === 'tiny' ? 'pytabs-bench-tiny.gguf' : 'pytabs-bench-qwen2.5-0.5b-shape-q8_0.gguf');
-  if (!existsSync(file)) {
-    log(`writing the ${shape}-shape model file (random weights)`);
-    await writeGguf(file, { shape, seed: 1 });
-  }
-  return file;
-}
 
 /** `promise`, or a failure naming `what` once `ms` have passed. */
 function within(promise, what, ms = DEADLINE_MS) {
@@ -102,13 +90,8 @@ const round1 = (x) => Math.round(x * 10) / 10;
  * @param {{ baseline?: { native?: { msPerToken: number }[], browser?: { msPerToken: number }[] }, reps: number, median: (xs: number[]) => number, log: (...a: unknown[]) => void, engines?: string[], shape?: 'qwen2.5-0.5b' | 'tiny' }} options
  */
 export async function modelEngineRows(outDir, origin, { baseline, reps, median, log, engines = ['firefox', 'webkit'], shape = 'qwen2.5-0.5b' }) {
-  const file = await modelFile(shape, log);
-  const bytes = statSync(file).size;
+  const { bytes, unlink } = await servedBenchModel(outDir, LINK, log, shape);
   const MB = 1024 * 1024;
-  const link = path.join(outDir, 'models', LINK);
-  mkdirSync(path.dirname(link), { recursive: true });
-  if (existsSync(link)) unlinkSync(link);
-  symlinkSync(file, link);
   const nativeMs = baseline?.native?.length ? median(baseline.native.map((s) => s.msPerToken)) : null;
   const chromiumMs = baseline?.browser?.length ? median(baseline.browser.map((s) => s.msPerToken)) : null;
   const samples = {};
@@ -145,7 +128,7 @@ export async function modelEngineRows(outDir, origin, { baseline, reps, median, 
     }
   } finally {
     for (const engine of running.values()) await engine.close().catch(() => undefined);
-    unlinkSync(link);
+    unlink();
   }
   for (const [name, runs] of Object.entries(samples)) {
     if (failed[name]) parts.push(`${LABEL[name]}: failed after ${runs.length} of ${reps} runs: ${failed[name].split('\n')[0]}.`);

@@ -3,12 +3,12 @@
 // the model kept in Cache Storage) they ask again. Each side is timed to the model's first
 // token. A persistent profile, as a person's browser is: a fresh context's Cache Storage refused
 // a file of this size here.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from '../chromium.mjs';
-import { benchModel } from './local-model.mjs';
+import { servedBenchModel } from './local-model.mjs';
 import { LINKS, pageOnLink } from './network.mjs';
 
 const QUESTION = 'What are the unique tags in data.xlsx?';
@@ -82,17 +82,12 @@ async function visits(origin, bytes, log) {
 
 /** The L4 row; `outDir` is what the bench's server serves at `origin`. */
 export async function modelVisitRows(outDir, origin, { log }) {
-  const file = await benchModel(log);
-  const bytes = statSync(file).size;
-  const link = path.join(outDir, 'models', 'bench-visit.gguf');
-  mkdirSync(path.dirname(link), { recursive: true });
-  if (existsSync(link)) unlinkSync(link);
-  symlinkSync(file, link);
+  const { bytes, unlink } = await servedBenchModel(outDir, 'bench-visit.gguf', log);
   let sample;
   try {
     sample = await visits(origin, bytes, log);
   } finally {
-    unlinkSync(link);
+    unlink();
   }
   log('L4', JSON.stringify(sample));
   const rows = [

@@ -52,14 +52,24 @@ const asked = (i, question = QUESTIONS[i]) => `${FILES}\n\n${STATES[i]}\n\n${NO_
 const ANSWER_TOKENS = 4;
 const FIRST = QUESTIONS[0];
 
-/** The 0.5B-shape file, made once per machine (about 390 MiB, a minute to write). */
-export async function benchModel(log) {
-  const file = path.join(tmpdir(), 'pytabs-bench-qwen2.5-0.5b-shape-q8_0.gguf');
+/** The 0.5B-shape file, made once per machine (about 390 MiB, a minute to write), or the tiny one (for trying a bench's mechanics). */
+async function benchModel(log, shape = 'qwen2.5-0.5b') {
+  const file = path.join(tmpdir(), shape === 'tiny' ? 'pytabs-bench-tiny.gguf' : 'pytabs-bench-qwen2.5-0.5b-shape-q8_0.gguf');
   if (!existsSync(file)) {
-    log('writing the 0.5B-shape model file (random weights, q8_0)');
-    await writeGguf(file, { shape: 'qwen2.5-0.5b', seed: 1 });
+    log(`writing the ${shape}-shape model file (random weights, q8_0)`);
+    await writeGguf(file, { shape, seed: 1 });
   }
   return file;
+}
+
+/** The bench's model file served beside the app, as `models/<name>` in `outDir` (a link): the file, its size, and the link's removal. */
+export async function servedBenchModel(outDir, name, log, shape) {
+  const file = await benchModel(log, shape);
+  const link = path.join(outDir, 'models', name);
+  mkdirSync(path.dirname(link), { recursive: true });
+  if (existsSync(link)) unlinkSync(link);
+  symlinkSync(file, link);
+  return { file, bytes: statSync(file).size, unlink: () => unlinkSync(link) };
 }
 
 /** node-llama-cpp, installed into its own folder the first time. */
@@ -225,12 +235,7 @@ function tokenCounts(tokens = []) {
 }
 
 export async function localModelRows(browser, outDir, origin, { reps, median, openApp, log }) {
-  const file = await benchModel(log);
-  const bytes = statSync(file).size;
-  const link = path.join(outDir, 'models', 'bench.gguf');
-  mkdirSync(path.dirname(link), { recursive: true });
-  if (existsSync(link)) unlinkSync(link);
-  symlinkSync(file, link);
+  const { file, bytes, unlink } = await servedBenchModel(outDir, 'bench.gguf', log);
   const samples = { native: [], browser: [] };
   try {
     for (let rep = 0; rep < reps; rep++) {
@@ -240,7 +245,7 @@ export async function localModelRows(browser, outDir, origin, { reps, median, op
       log(`local model ${rep + 1}/${reps}`, JSON.stringify({ native: samples.native.at(-1), browser: samples.browser.at(-1) }, (_, v) => (typeof v === 'number' ? Math.round(v) : v)));
     }
   } finally {
-    unlinkSync(link);
+    unlink();
   }
   const med = (side, key) => median(samples[side].map((s) => s[key]));
   const MB = 1024 * 1024;
