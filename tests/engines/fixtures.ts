@@ -28,7 +28,17 @@ interface Fixtures {
  * once (the config's `retries: 1`). Any other failure fails the second try at once, so a flaky
  * check stays red.
  */
-const ENGINE_CRASH = /page crash|Target crashed|Browser has disconnected|browser has been closed|session deleted/i;
+const ENGINE_CRASH = /page crash|Target crashed|Browser has disconnected|browser has been closed|session deleted|did not open a profile/i;
+
+/** How long an engine may take to open a fresh profile: WebKitWebDriver once never answered (a CI-like full run). */
+const PROFILE_START_MS = 90_000;
+
+/** `promise`, or a failure once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 const DIST = path.resolve('dist');
 
@@ -65,7 +75,12 @@ export const test = base.extend<Fixtures, Where & { engine: Engine }>({
   newProfile: async ({ engine }, use) => {
     const open: EngineProfile[] = [];
     await use(async (options?: ProfileOptions) => {
-      const profile = await engine.newProfile(options);
+      const starting = engine.newProfile(options);
+      const profile = await within(starting, PROFILE_START_MS, `The engine did not open a profile in ${PROFILE_START_MS / 1000} s.`).catch((error: unknown) => {
+        // One that opens after all is closed, not left running.
+        void starting.then((late) => late.close()).catch(() => undefined);
+        throw error;
+      });
       open.push(profile);
       return profile;
     });
