@@ -8,7 +8,7 @@ import UpdateBanner from './ui/UpdateBanner.svelte';
 import { createApi, type PyTabsApi } from './lib/api';
 import { endWithPage } from './lib/sessions/page-life';
 import { isEmbedLink } from './lib/embed/options';
-import { storageRiskOnOpen } from './lib/storage-risk';
+import { askPersisted, storageRiskOnOpen } from './lib/storage-risk';
 
 declare global {
   interface Window {
@@ -59,6 +59,8 @@ window.pytabsOffline = serviceWorker;
 
 /** The app: the session list, one session's chat and panels, settings. */
 async function startApp(): Promise<void> {
+  // Asked beside the database's opening, not after it: the first paint waits for both.
+  const persisted = askPersisted();
   try {
     const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
     performance.mark('pytabs:storage-open');
@@ -67,7 +69,7 @@ async function startApp(): Promise<void> {
     window.pytabsLib = lib;
     endWithPage(manager);
     // Decided before the first paint: a notice arriving later moved the page under a click.
-    const storageRisk = await storageRiskOnOpen(manager.settingsStore).catch(() => null);
+    const storageRisk = await storageRiskOnOpen(manager.settingsStore, persisted).catch(() => null);
     target.replaceChildren();
     const app = mount(App, { target, props: { manager, storageRisk } });
     void onDataErased(manager, (reason) => {

@@ -58,10 +58,18 @@ export async function storageNoticeDone(store: SettingsStore): Promise<boolean> 
  * the whole page down under a person's click (Firefox's storage estimate can take seconds), so
  * it asks only `persisted()`, not the estimate.
  */
-export async function storageRiskOnOpen(store: SettingsStore): Promise<StorageRisk | null> {
+export async function storageRiskOnOpen(store: SettingsStore, persisted: Promise<boolean> = askPersisted()): Promise<StorageRisk | null> {
   if (await storageNoticeDone(store)) return null;
-  const persisted = Boolean(await globalThis.navigator?.storage?.persisted?.());
-  return storageRisk({ persisted, persistRequest: hasPersistRequest(), standalone: homeScreenState() });
+  return storageRisk({ persisted: await persisted, persistRequest: hasPersistRequest(), standalone: homeScreenState() });
+}
+
+/** Whether the browser has made this origin's storage persistent; false where it cannot say. */
+export async function askPersisted(): Promise<boolean> {
+  try {
+    return Boolean(await globalThis.navigator?.storage?.persisted?.());
+  } catch {
+    return false;
+  }
 }
 
 /** Remembers that the person dismissed the notice or acted on it, so later visits do not show it again. */
