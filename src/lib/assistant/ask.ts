@@ -163,22 +163,20 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
     // A small model (in this browser) reads every prompt token slowly, so its prompt only ever
     // grows: a system message that is the same everywhere, the earlier rounds word for word, and
     // the session's state with the question. Reading then resumes where the last request ended.
+    const budgets = small && {
+      contextTokens: Math.min(settings.contextTokens, small.contextTokens),
+      memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens),
+    };
     const contextOf = (on: CodeChannel) => (small ? smallModelSystem() : buildContext(snapshot, on, settings.contextTokens));
-    const memory: ChatCompletionMessageParam[] = small
-      ? buildVerbatimMemory(earlierRounds, Math.min(settings.memoryTokens, small.memoryTokens))
-      : buildMemory(earlierRounds, settings.memoryTokens);
+    const memory: ChatCompletionMessageParam[] = budgets ? buildVerbatimMemory(earlierRounds, budgets.memoryTokens) : buildMemory(earlierRounds, settings.memoryTokens);
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: contextOf(channel) },
       ...memory,
-      { role: 'user', content: small ? smallModelQuestion(snapshot, question, Math.min(settings.contextTokens, small.contextTokens)) : question },
+      { role: 'user', content: budgets ? smallModelQuestion(snapshot, question, budgets.contextTokens) : question },
     ];
     const asked = messages.length - 1;
-    if (small) {
-      readAhead = () =>
-        readNextQuestion(engine, sessionId, createClient(endpoint.connection({ session: sessionId, background: true })), connection.model, {
-          contextTokens: Math.min(settings.contextTokens, small.contextTokens),
-          memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens),
-        });
+    if (budgets) {
+      readAhead = () => readNextQuestion(engine, sessionId, createClient(endpoint.connection({ session: sessionId, background: true })), connection.model, budgets);
     }
     const recordSent = () => {
       const sent = messages.flatMap(sentMessage);
