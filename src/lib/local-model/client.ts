@@ -87,12 +87,15 @@ class ModelWorker {
  * `pytabs:model-first-token` performance mark, which the bench's L4 reads (a call's turn reaches
  * a round only whole, so the round's events cannot tell when the model began).
  */
-function pieces(onText?: (text: string) => void) {
+function pieces({ onText, background }: RequestOptions & { onText?: (text: string) => void }) {
+  // No port for a caller that takes no text; a background read-ahead's token is no answer's first.
+  if (!onText) return undefined;
+  if (background) return Comlink.proxy(onText);
   let first = true;
   return Comlink.proxy((text: string) => {
     if (first) performance.mark('pytabs:model-first-token');
     first = false;
-    onText?.(text);
+    onText(text);
   });
 }
 
@@ -116,12 +119,12 @@ class WorkerModel implements LocalModel {
   ) {}
 
   chat(messages: ChatMessage[], options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult> {
-    const onText = pieces(options.onText);
+    const onText = pieces(options);
     return this.run(options, (request) => this.link.api.chat(request, messages, generation(options), onText));
   }
 
   async json(messages: ChatMessage[], format: JsonSchemaFormat, options: RequestOptions & { onText?: (text: string) => void } = {}): Promise<CompletionResult & { value: unknown }> {
-    const onText = pieces(options.onText);
+    const onText = pieces(options);
     const result = await this.run(options, (request) => this.link.api.json(request, messages, format, generation(options), onText));
     // Sampled under the schema: when it ended by itself, it parses.
     return { ...result, value: result.finish === 'stop' ? (JSON.parse(result.text) as unknown) : undefined };
