@@ -16,15 +16,22 @@ test('the tiny model loads beside the app and streams an answer (WebKit: the com
   await person.open(host.url);
   const outcome = await person.page.evaluate(async () => {
     const api = (window as unknown as { pytabs: PyTabsApi }).pytabs;
-    try {
-      const model = await api.loadLocalModel({ kind: 'url', url: 'models/tiny.gguf' }, { seed: 7 });
+    // The steps reached, so that a run that never ends says where it stopped (an intermittent hang in Firefox).
+    const steps: string[] = [];
+    const step = (what: string) => steps.push(`${Math.round(performance.now())} ms: ${what}`);
+    const run = async () => {
+      step('load');
+      const model = await api.loadLocalModel({ kind: 'url', url: 'models/tiny.gguf' }, { seed: 7, onProgress: (p) => step(`${p.phase} ${p.loaded}/${p.total}`) });
+      step('loaded; chat');
       let pieces = 0;
-      const answer = await model.chat([{ role: 'user', content: 'Hello' }], { maxTokens: 24, ignoreEnd: true, onText: () => pieces++ });
+      const answer = await model.chat([{ role: 'user', content: 'Hello' }], { maxTokens: 24, ignoreEnd: true, onText: () => ++pieces === 1 && step('first piece') });
+      step(`answered (${pieces} pieces); unload`);
       await model.unload();
+      step('unloaded');
       return { ok: true as const, info: model.info, pieces, answer, isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency };
-    } catch (error) {
-      return { ok: false as const, error: (error as Error).message };
-    }
+    };
+    const hang = new Promise<{ ok: false; error: string }>((resolve) => setTimeout(() => resolve({ ok: false, error: `no end after 150 s; steps:\n${steps.join('\n')}` }), 150_000));
+    return Promise.race([run().catch((error: Error) => ({ ok: false as const, error: `${error.message}; steps:\n${steps.join('\n')}` })), hang]);
   });
   if (!outcome.ok) throw new Error(`the model did not load: ${outcome.error}`);
   expect(outcome.info).toMatchObject({ architecture: 'qwen2', nVocab: 515, backend: 'cpu' });
