@@ -14,10 +14,12 @@ test('the tiny model loads beside the app and streams an answer (WebKit: the com
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(tiny.byteLength) }).end(tiny);
   });
   await person.open(host.url);
-  const outcome = await person.page.evaluate(async () => {
+  const running = person.page.evaluate(async () => {
     const api = (window as unknown as { pytabs: PyTabsApi }).pytabs;
-    // The steps reached, so that a run that never ends says where it stopped (an intermittent hang in Firefox).
+    // The steps reached, kept on the page, so that a run that never ends says where it stopped
+    // (an intermittent hang in Firefox), or that the page itself was replaced.
     const steps: string[] = [];
+    (window as unknown as { modelSteps: string[] }).modelSteps = steps;
     const step = (what: string) => steps.push(`${Math.round(performance.now())} ms: ${what}`);
     const run = async () => {
       step('load');
@@ -33,6 +35,19 @@ test('the tiny model loads beside the app and streams an answer (WebKit: the com
     const hang = new Promise<{ ok: false; error: string }>((resolve) => setTimeout(() => resolve({ ok: false, error: `no end after 150 s; steps:\n${steps.join('\n')}` }), 150_000));
     return Promise.race([run().catch((error: Error) => ({ ok: false as const, error: `${error.message}; steps:\n${steps.join('\n')}` })), hang]);
   });
+  // The page's own timer could not answer: the page, or the driver's call, is what hangs.
+  const unanswered = new Promise<{ ok: false; error: string }>((resolve) =>
+    setTimeout(() => {
+      const seen = person.page.evaluate(() => ({
+        steps: (window as unknown as { modelSteps?: string[] }).modelSteps ?? 'none: this is another page',
+        navigations: performance.getEntriesByType('navigation').map((entry) => (entry as PerformanceNavigationTiming).type),
+        now: Math.round(performance.now()),
+      }));
+      const late = new Promise((done) => setTimeout(() => done('the page does not answer either'), 20_000));
+      void Promise.race([seen, late]).then((what) => resolve({ ok: false, error: `the driver's call never returned; the page now: ${JSON.stringify(what)}` }));
+    }, 170_000),
+  );
+  const outcome = await Promise.race([running, unanswered]);
   if (!outcome.ok) throw new Error(`the model did not load: ${outcome.error}`);
   expect(outcome.info).toMatchObject({ architecture: 'qwen2', nVocab: 515, backend: 'cpu' });
   if (engineName === 'webkit') {
