@@ -77,9 +77,17 @@ describe('ask: the scenarios', () => {
     expect(sent?.type === 'context_sent' && sent.messages[0].content).toContain('read_excel(path');
     expect(sent?.type === 'context_sent' && sent.tools).toEqual(['run_python', 'list_variables', 'list_files']);
     expect(roundUsage(round)?.totalTokens).toBeGreaterThan(0);
+    // This server does not say which prompt tokens it kept from before: no figure is made up.
+    expect(roundUsage(round)?.cachedTokens).toBeUndefined();
     const stored = (await new RoundHistory(db, 'main').list<Round>()).find((r) => r.id === round.id)!;
     expect(stored.kind).toBe('ask');
     expect(textOf(stored as Round)).toBe(textOf(round));
+  });
+
+  it('sums the prompt tokens a server kept from before, where it said so', () => {
+    const usage = (promptTokens: number, cachedTokens?: number) => ({ type: 'usage' as const, step: 0, promptTokens, completionTokens: 1, totalTokens: promptTokens + 1, ...(cachedTokens === undefined ? {} : { cachedTokens }) });
+    const round = { events: [usage(900, 860), usage(950, 930), usage(10)] } as unknown as Round;
+    expect(roundUsage(round)).toEqual({ promptTokens: 1860, completionTokens: 3, totalTokens: 1863, cachedTokens: 1790 });
   });
 
   it('is exported from src/lib beside sendMessage, loading the client on first use', async () => {

@@ -60,8 +60,11 @@ export type AssistantEvent =
     }
   /** What a tool call gave back to the model (for run_python: the run's output, condensed). */
   | { type: 'tool_result'; step: number; callId: string; name: string; content: string }
-  /** Tokens of one request, when the endpoint reports them. */
-  | { type: 'usage'; step: number; promptTokens: number; completionTokens: number; totalTokens: number }
+  /**
+   * Tokens of one request, when the endpoint reports them; `cachedTokens`: of the prompt's, those
+   * whose state the model kept from an earlier request, so that it read only the rest.
+   */
+  | { type: 'usage'; step: number; promptTokens: number; completionTokens: number; totalTokens: number; cachedTokens?: number }
   | { type: 'assistant_note'; kind: AssistantNoteKind; message: string }
   /**
    * A small model's round, from its question to its answer, word for word as sent: its next

@@ -19,6 +19,11 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /**
+   * Of the prompt's tokens, those the server did not read again: it kept their state from an
+   * earlier request (`prompt_tokens_details.cached_tokens`; absent when it does not say).
+   */
+  cachedTokens?: number;
 }
 
 /** One reply of the model, joined from its stream. */
@@ -110,6 +115,7 @@ export async function streamTurn(
           promptTokens: chunk.usage.prompt_tokens ?? 0,
           completionTokens: chunk.usage.completion_tokens ?? 0,
           totalTokens: chunk.usage.total_tokens ?? 0,
+          ...(chunk.usage.prompt_tokens_details?.cached_tokens !== undefined ? { cachedTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
         };
       }
       const choice = chunk.choices?.[0];
