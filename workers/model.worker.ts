@@ -338,6 +338,7 @@ const api: ModelWorkerApi = {
   stop(request) {
     requests.get(request)?.abort();
   },
+  alive: () => true,
   async exit() {
     for (const controller of requests.values()) controller.abort();
     const model = wllama;

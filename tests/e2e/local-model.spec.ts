@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Worker } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import type { ModelSource } from '../../src/lib/local-model/client';
 import { FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
@@ -473,4 +473,54 @@ test("two sessions ask the page's one model at once on a slow machine: each roun
   await page.getByRole('button', { name: 'Stop' }).click();
   await expect(reply(page, 2)).toContainText('Stopped', { timeout: 60_000 });
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+});
+
+test('a model worker that stops answering is ended: while loading it is tried once more in a new worker; while answering, the request fails plainly and the worker is ended', async ({ page }) => {
+  test.setTimeout(180_000);
+  await serveModel(page);
+  // The page's terminations of workers, counted (a worker stalled through DevTools stays in the
+  // browser's list of workers after it was ended, so that list cannot tell here).
+  await page.addInitScript(() => {
+    const terminate = Worker.prototype.terminate;
+    const counted = window as unknown as { testTerminations: number };
+    counted.testTerminations = 0;
+    Worker.prototype.terminate = function (this: Worker) {
+      counted.testTerminations++;
+      return terminate.call(this);
+    };
+  });
+  const terminations = () => page.evaluate(() => (window as unknown as { testTerminations: number }).testTerminations);
+  await openApp(page);
+  // The stuck worker that Firefox gave about once in thirty loads (its thread never came back
+  // from starting wllama's worker), made here by keeping a model worker's thread busy for ever.
+  const ours = /\/assets\/model\.worker-[^/]+\.js$/;
+  const started: Worker[] = [];
+  const stall = (worker: Worker) => void worker.evaluate(() => { for (;;); }).catch(() => undefined);
+  page.on('worker', (worker) => {
+    if (!ours.test(worker.url())) return;
+    if (started.push(worker) === 1) stall(worker);
+  });
+
+  const { info } = await loadTiny(page);
+  expect(info.nVocab).toBe(515);
+  // The first worker was ended, and a second one loaded the model.
+  expect(started).toHaveLength(2);
+  expect(await terminations()).toBe(1);
+
+  // Stuck while answering: the request fails with the reason, and the model counts as unloaded, its worker ended.
+  const answering = page.evaluate(async () => {
+    const model = window.testModel!;
+    let pieces = 0;
+    (window as unknown as { testPieces: () => number }).testPieces = () => pieces;
+    try {
+      await model.chat([{ role: 'user', content: 'Hello' }], { maxTokens: 100_000, ignoreEnd: true, onText: () => pieces++ });
+      return { failed: '', unloaded: model.unloaded };
+    } catch (error) {
+      return { failed: (error as Error).message, unloaded: model.unloaded };
+    }
+  });
+  await expect.poll(() => page.evaluate(() => (window as unknown as { testPieces?: () => number }).testPieces?.() ?? 0), { timeout: 60_000 }).toBeGreaterThan(3);
+  stall(started[1]!);
+  expect(await answering).toEqual({ failed: 'The local model’s worker stopped answering, so it was ended. Ask again to load the model again.', unloaded: true });
+  expect(await terminations()).toBe(2);
 });

@@ -49,6 +49,24 @@ export class LocalModelGone extends Error {
 
 /** How long an unload waits for wllama to end its own workers before ending ours. */
 const EXIT_WAIT_MS = 10_000;
+/** While a call is under way the worker is asked every so often whether it still answers. */
+const PING_EVERY_MS = 5_000;
+/**
+ * A worker that has left a question unanswered this long, and then a last one for CONFIRM_MS, is
+ * taken for stuck and ended. Its thread never does long work of its own (llama.cpp runs in
+ * wllama's worker), so only a thread that is blocked goes quiet: in Firefox, about one load in
+ * thirty never returned from starting wllama's worker (`new Worker` inside ours).
+ */
+const STUCK_MS = 15_000;
+const CONFIRM_MS = 5_000;
+
+/** The model's worker stopped answering and was ended. */
+export class LocalModelStuck extends LocalModelGone {
+  constructor() {
+    super('The local model’s worker stopped answering, so it was ended. Ask again to load the model again.');
+    this.name = 'LocalModelStuck';
+  }
+}
 
 /** The model's worker and its API; every call fails as soon as the worker does. */
 class ModelWorker {
@@ -63,7 +81,38 @@ class ModelWorker {
   }
 
   call<T>(promise: Promise<T>): Promise<T> {
-    return Promise.race([promise, this.died]);
+    this.calls++;
+    if (this.calls === 1) this.watch();
+    return Promise.race([promise, this.died]).finally(() => {
+      if (--this.calls === 0) clearInterval(this.pinging);
+    });
+  }
+
+  private calls = 0;
+  private pinging: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * Asks the worker whether it answers while calls are under way; ends it when it does not. A
+   * page that was busy itself (or a hidden tab's slowed timers) may find an answer not yet read:
+   * a last question, given CONFIRM_MS, decides.
+   */
+  private watch(): void {
+    let asked: number | null = null;
+    const ask = () => {
+      const at = performance.now();
+      asked = at;
+      void this.api.alive().then(() => asked === at && (asked = null), () => undefined);
+    };
+    this.pinging = setInterval(() => {
+      if (asked === null) return ask();
+      if (performance.now() - asked < STUCK_MS) return;
+      clearInterval(this.pinging);
+      void within(this.api.alive(), CONFIRM_MS, false).then((answered) => {
+        if (answered) {
+          if (this.calls > 0) this.watch();
+        } else void this.end(new LocalModelStuck());
+      });
+    }, PING_EVERY_MS);
   }
 
   /**
@@ -74,8 +123,10 @@ class ModelWorker {
   async end(reason = new LocalModelGone('The local model was unloaded.')): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    clearInterval(this.pinging);
     this.gone(reason);
-    await within(this.api.exit().catch(() => undefined), EXIT_WAIT_MS, undefined);
+    // A stuck worker would not answer.
+    if (!(reason instanceof LocalModelStuck)) await within(this.api.exit().catch(() => undefined), EXIT_WAIT_MS, undefined);
     this.worker.terminate();
   }
   /** The worker was ended (an unload, or its failure). */
@@ -164,17 +215,23 @@ const generation = ({ maxTokens, temperature, ignoreEnd }: GenerateOptions): Gen
  */
 export async function loadLocalModel(source: ModelSource, options: LoadOptions & { onProgress?: (progress: LoadProgress) => void } = {}): Promise<LocalModel> {
   await current?.unload();
-  const link = new ModelWorker();
   const { onProgress, ...load } = options;
   // The worker's own address is under assets/: a relative address means one beside the page.
   const from: ModelSource = source.kind === 'url' ? { kind: 'url', url: new URL(source.url, document.baseURI).href } : source;
-  let info: ModelInfo;
-  try {
-    info = await link.call(link.api.load(from, load, onProgress ? Comlink.proxy(onProgress) : undefined));
-  } catch (error) {
-    await link.end();
+  const start = async () => {
+    const link = new ModelWorker();
+    try {
+      return { link, info: await link.call(link.api.load(from, load, onProgress ? Comlink.proxy(onProgress) : undefined)) };
+    } catch (error) {
+      await link.end();
+      throw error;
+    }
+  };
+  // A worker that got stuck while loading is tried once more, in a new worker.
+  const { link, info } = await start().catch((error: unknown) => {
+    if (error instanceof LocalModelStuck) return start();
     throw error;
-  }
+  });
   const model = new WorkerModel(link, info);
   // Two loads at once: the last to finish stays.
   const previous = current;

@@ -107,6 +107,8 @@ export interface ModelWorkerApi {
   exit(): Promise<void>;
   /** Ends a request early; its promise resolves with `finish: 'stopped'` and the text so far. */
   stop(request: number): void;
+  /** Answers at once: the page asks while a call is under way, to tell a worker that has stopped answering. */
+  alive(): boolean;
 }
 
 /**
