@@ -1,7 +1,8 @@
 // L3: the memory of the page and its workers with the local model loaded, against the model
 // file's size, on a later visit (the model kept in Cache Storage, a persistent profile, as a
-// person's browser is). The renderer processes' memory is sampled from /proc while the model
-// loads and reads a prompt, against a baseline taken with the page and a Python session up;
+// person's browser is). The memory of the page's renderer process (where Chromium runs the
+// page's dedicated workers) is sampled from /proc while the model loads and reads a prompt,
+// against a baseline taken with the page and a Python session up;
 // llama.cpp's own buffer sizes and the browser's measureUserAgentSpecificMemory() are reported
 // beside it. A first visit (the download in Settings, then loading) is measured in the same
 // profile before, and reported.
