@@ -9,7 +9,7 @@
 // session against openpyxl in Debian's CPython), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
 // WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks
-// some of them), `model` (L1-L3: the local model in Chromium against native llama.cpp); `--dist`
+// some of them), `model` (L1-L4: the local model in Chromium against native llama.cpp, its memory against its file, a later visit against a first); `--dist`
 // measures a build made elsewhere (A/B runs of two builds).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -27,6 +27,7 @@ import { spreadsheetRows } from './bench/spreadsheets.mjs';
 import { startRows } from './bench/starts.mjs';
 import { turtleRows } from './bench/turtle.mjs';
 import { localModelRows } from './bench/local-model.mjs';
+import { modelMemoryRows } from './bench/local-model-memory.mjs';
 import { modelVisitRows } from './bench/local-model-visits.mjs';
 import { modelEngineRows } from './bench/local-model-engines.mjs';
 import { ENGINES, engineMissing, launchEngine } from './engines.mjs';
@@ -456,6 +457,7 @@ async function main() {
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
     if (GROUPS.has('engines')) parts.push(await engineRows({ plain: plainServer, headers: server }));
     if (GROUPS.has('model')) parts.push(await localModelRows(browser, OUT_DIR, server.origin, { reps: QUICK ? 1 : 3, median, openApp, log }));
+    if (GROUPS.has('model')) parts.push(await modelMemoryRows(OUT_DIR, server.origin, { log }));
     if (GROUPS.has('model')) parts.push(await modelVisitRows(OUT_DIR, server.origin, { log }));
     if (GROUPS.has('model')) parts.push(await modelEngineRows(OUT_DIR, server.origin, { baseline: parts.find((p) => p.samples?.native)?.samples, reps: QUICK ? 1 : 3, median, log, engines: option('--engines')?.split(',') }));
   } finally {

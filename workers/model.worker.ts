@@ -34,7 +34,10 @@ interface LlamaError {
 }
 let lastError: LlamaError | null = null;
 const logger: WllamaLogger = {
-  debug: () => undefined,
+  // llama.cpp's INFO lines come here: only its buffer sizes are kept (see bufferSizes).
+  debug: (...args: unknown[]) => {
+    if (args.some((arg) => typeof arg === 'string' && arg.includes(' buffer size = '))) remember(...args);
+  },
   log: remember,
   warn: remember,
   error: (...args: unknown[]) => {
@@ -145,6 +148,16 @@ function refusal(architecture: string, fallback: string): Error {
   return new Error(`llama.cpp could not load this model: ${said || fallback}`);
 }
 
+/** llama.cpp's buffer sizes from its log ("CPU KV buffer size = 24.00 MiB"), summed over its backends. */
+function bufferSizes(): ModelInfo['buffers'] {
+  const sizes = { model: 0, kv: 0, compute: 0, output: 0 };
+  for (const line of nativeLog) {
+    const found = /\b(model|KV|compute|output) buffer size = +([\d.]+) MiB/.exec(line);
+    if (found) sizes[found[1].toLowerCase() as keyof typeof sizes] += Math.round(Number(found[2]) * 1024 * 1024);
+  }
+  return sizes;
+}
+
 /** Closes the port of a callback the page passed (Comlink.proxy), once its request is over. */
 function release(callback: unknown): void {
   (callback as Partial<Comlink.Remote<unknown>> | undefined)?.[Comlink.releaseProxy]?.();
@@ -212,6 +225,7 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     buildReason: missing.length ? `The compatible build (slower): this browser lacks ${missing.join(' and ')}.` : '',
     chatTemplate: Boolean(model.getChatTemplate()),
     loadMs: Math.round(performance.now() - started),
+    buffers: bufferSizes(),
   };
 }
 

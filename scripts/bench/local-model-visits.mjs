@@ -40,7 +40,7 @@ function firstToken(question) {
 }
 
 /** Settings → Assistant → A model in this browser → Download from the address, kept and saved, as a person does it; resolves with the time it took. */
-async function downloadInSettings(page, url) {
+export async function downloadInSettings(page, url) {
   const started = Date.now();
   await page.getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Settings' });

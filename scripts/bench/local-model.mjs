@@ -1,4 +1,4 @@
-// The local model's rows (L1-L3): llama.cpp in the tab (wllama, in the app's model worker)
+// The local model's rows (L1, L2; L3 is local-model-memory.mjs's): llama.cpp in the tab (wllama, in the app's model worker)
 // against native llama.cpp (node-llama-cpp 3.21.1) on the same file, 2 threads both sides: a
 // generated file of Qwen2.5-0.5B's shape (q8_0, random weights; scripts/gguf.mjs). The native
 // runtime is installed on first use into a cache of its own (83 MB, its CPU build only), so
@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeGguf } from '../gguf.mjs';
-import { rendererMemory } from './memory.mjs';
 
 const NATIVE_VERSION = '3.21.1';
 const THREADS = 2;
@@ -22,7 +21,7 @@ const DECODE = 48;
  * the session's files and variables as they are then. The session's state after each round is
  * the one before and what its code made.
  */
-const SYSTEM = [
+export const SYSTEM = [
   '## How to reply',
   'Reply with one JSON object and nothing else.',
   'To run Python: {"name": "run_python", "arguments": {"code": "<the code>"}}. You then get its output.',
@@ -43,7 +42,7 @@ const STATES = [
 ];
 const QUESTIONS = ['What are the unique tags in data.xlsx?', 'And how many rows have each tag?', 'Which tag has the most rows?'];
 /** The user message of question `i` (smallModelQuestion); `''` gives the start that is read ahead. */
-const asked = (i, question = QUESTIONS[i]) => `${FILES}\n\n${STATES[i]}\n\n${NO_SESSION_VARS}\n\n## Question\n${question}`;
+export const asked = (i, question = QUESTIONS[i]) => `${FILES}\n\n${STATES[i]}\n\n${NO_SESSION_VARS}\n\n## Question\n${question}`;
 /**
  * Tokens of each answer. Random weights sample tokens whose text is read back as other tokens
  * (a real model's text mostly reads back as what it sampled), so the model's state stops matching
@@ -164,7 +163,6 @@ async function browserRun(browser, origin, openApp) {
   const context = await browser.newContext();
   try {
     const page = await openApp(context, origin);
-    const before = rendererMemory(browser.pid);
     const result = await page.evaluate(
       async ({ DECODE, SYSTEM, FIRST, ANSWER_TOKENS, asked, ahead: aheadMessage }) => {
         // Loaded as Ask loads a kept model: a Blob from Cache Storage, backed by the disk, not
@@ -218,12 +216,11 @@ async function browserRun(browser, origin, openApp) {
       },
       { DECODE, SYSTEM, FIRST, ANSWER_TOKENS, asked: [0, 1, 2].map((i) => asked(i)), ahead: asked(2, '') },
     );
-    const loaded = rendererMemory(browser.pid);
     await page.evaluate(async () => {
       await window.benchModel.unload();
       await caches.delete('pytabs-bench-model');
     });
-    return { ...result, pssBefore: before, pssLoaded: loaded };
+    return result;
   } finally {
     await context.close();
   }
@@ -254,11 +251,10 @@ export async function localModelRows(browser, outDir, origin, { reps, median, op
     { id: 'L2', what: 'first token of a follow-up question (the conversation cached, its start read ahead after the last answer)', value: med('browser', 'followUp'), base: med('native', 'followUp'), baseName: 'native, its cache', target: 3 },
     { id: 'L2n', what: 'L2 without reading ahead (a follow-up right after an answer)', value: med('browser', 'followUpNoReadAhead'), base: med('native', 'followUpNoReadAhead'), baseName: 'native, its cache', target: null },
     { id: 'L2a', what: 'first token of a first question (the system prompt read once)', value: med('browser', 'firstQuestion'), base: med('native', 'firstQuestion'), baseName: 'native', target: null },
-    { id: 'L3', what: 'renderer PSS with the model loaded ÷ the file', value: med('browser', 'pssLoaded') / MB, base: bytes / MB, baseName: 'file size', target: 1.5, unit: 'MB' },
   ];
   const notes =
     `Local model: a ${Math.round(bytes / MB)} MB file of Qwen2.5-0.5B's shape (q8_0, random weights), ${THREADS} threads in Chromium (cross-origin isolated: ${samples.browser[0]?.threads} used) and in node-llama-cpp ${NATIVE_VERSION}; ` +
-    `the page's PSS before loading ${Math.round(med('browser', 'pssBefore') / MB)} MB, the model's Blob from ${samples.browser[0]?.from}. L2, L2n and L2a are from the request to the first token through the model's API (the round's own work before the request is left out), ` +
+    `the model's Blob from ${samples.browser[0]?.from}. L2, L2n and L2a are from the request to the first token through the model's API (the round's own work before the request is left out), ` +
     `with the messages a round sends a small model (a system message the same everywhere, the session's state with each question, answers of ${ANSWER_TOKENS} tokens). ` +
     `Prompt tokens read (reused) by the first question, L2n and L2 (its read-ahead): Chromium ${tokenCounts(samples.browser[0]?.tokens)}; native ${tokenCounts(samples.native[0]?.tokens)}. ` +
     `L4 and Firefox's and WebKit's decoding are the next parts' rows. Medians of ${reps}.`;

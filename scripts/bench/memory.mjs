@@ -19,7 +19,7 @@ function childrenOf() {
 }
 
 /** The browser's pid and those of every process under it, as /proc shows them now. */
-function processTree(browserPid) {
+export function processTree(browserPid) {
   const children = childrenOf();
   const tree = [];
   for (const pending = [browserPid]; pending.length; ) {

@@ -37,6 +37,11 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
   expect(info.nVocab).toBe(515);
   // Capped at what the file says it was trained on.
   expect(info.nCtx).toBe(2048);
+  // llama.cpp's own buffer sizes, read from its log: the weights within the file, a KV cache and scratch for 2048 tokens.
+  expect(info.buffers.model).toBeGreaterThan(0);
+  expect(info.buffers.model).toBeLessThanOrEqual(tiny.byteLength);
+  expect(info.buffers.kv).toBeGreaterThan(0);
+  expect(info.buffers.compute).toBeGreaterThan(0);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   expect(info.threads).toBe(Math.min(cores, 4));

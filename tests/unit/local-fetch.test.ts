@@ -35,6 +35,7 @@ const INFO: ModelInfo = {
   buildReason: '',
   chatTemplate: true,
   loadMs: 0,
+  buffers: { model: 0, kv: 0, compute: 0, output: 0 },
 };
 
 /** Writes a turn's JSON in pieces, as sampling delivers it; counts prompt "tokens" as characters / 2. */

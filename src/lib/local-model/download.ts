@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { formatBytes } from '../format';
 import { readGgufBlobHeader, truncation, type GgufHeader } from './gguf';
 import { keepModel, type KeptModel } from './store';
@@ -51,13 +53,19 @@ export async function roomFor(bytes: number): Promise<string | null> {
   const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
   if (!estimate?.quota) return null;
   const free = estimate.quota - (estimate.usage ?? 0);
-  // The file is held in memory and then written once: room for it, and a little more.
+  // The file is written once, whole: room for it, and a little more.
   return free < bytes * 1.05 ? `This browser gives PyTabs ${formatBytes(free)} more room, and the model needs ${formatBytes(bytes)}: remove a kept model or free space first.` : null;
 }
 
+/**
+ * The file's sha256, hashed as it streams: WebCrypto hashes only a whole buffer, which for a
+ * model is hundreds of MB more in the page's memory.
+ */
 export async function sha256Hex(blob: Blob): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', await blob.arrayBuffer());
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const hash = sha256.create();
+  const reader = blob.stream().getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) hash.update(read.value);
+  return bytesToHex(hash.digest());
 }
 
 /** Checks a model file before it is kept: GGUF, whole, and (when known) the listed size and sha256; returns its header. */
@@ -84,6 +92,43 @@ export async function keepPickedModel(file: File): Promise<KeptModel> {
   return keepModel({ id: `file:${file.name}:${file.size}`, name, from: { kind: 'file', fileName: file.name } }, file);
 }
 
+/** Bytes of a download held in the page's memory before they are handed to a Blob. */
+const FOLD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A download's bytes, folded into a Blob every FOLD_BYTES: a Blob's bytes are the browser's to
+ * keep (Chromium holds them outside the page, on disk when they are many), so the page does not
+ * hold the whole model while it arrives.
+ */
+class GrowingBlob {
+  private whole = new Blob([]);
+  private parts: Uint8Array[] = [];
+  private pending = 0;
+
+  push(bytes: Uint8Array): void {
+    this.parts.push(bytes);
+    this.pending += bytes.byteLength;
+    if (this.pending >= FOLD_BYTES) this.fold();
+  }
+
+  clear(): void {
+    this.whole = new Blob([]);
+    this.parts = [];
+    this.pending = 0;
+  }
+
+  blob(): Blob {
+    this.fold();
+    return this.whole;
+  }
+
+  private fold(): void {
+    this.whole = new Blob([this.whole, ...(this.parts as BlobPart[])]);
+    this.parts = [];
+    this.pending = 0;
+  }
+}
+
 /**
  * Downloads a model, showing bytes, rate and time left; a cut network is sat out and the download
  * resumed with a range request where the host allows it (restarted where it does not). The file is
@@ -98,7 +143,7 @@ export async function downloadModel(
     const room = await roomFor(source.size);
     if (room) throw new Error(room);
   }
-  const parts: Uint8Array[] = [];
+  const file = new GrowingBlob();
   let loaded = 0;
   let total = source.size ?? 0;
   const samples: { at: number; loaded: number }[] = [];
@@ -115,7 +160,7 @@ export async function downloadModel(
       const response = await fetch(url, { signal: options.signal, headers: loaded ? { Range: `bytes=${loaded}-` } : {}, credentials: 'omit' });
       if (loaded && response.status !== 206) {
         // The host does not resume: start again.
-        parts.length = 0;
+        file.clear();
         loaded = 0;
       }
       if (!response.ok || !response.body) throw new Error(`The model file could not be fetched: ${response.status} ${response.statusText}.`);
@@ -126,7 +171,7 @@ export async function downloadModel(
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        parts.push(value);
+        file.push(value);
         loaded += value.byteLength;
         if (performance.now() - last > 200) {
           last = performance.now();
@@ -145,9 +190,9 @@ export async function downloadModel(
       await new Promise((resolve) => setTimeout(resolve, RESUME_WAIT_MS * (attempt + 1)));
     }
   }
-  const file = new Blob(parts as BlobPart[]);
-  const header = await checkModelFile(file, { size: source.size, sha256: source.sha256 });
+  const whole = file.blob();
+  const header = await checkModelFile(whole, { size: source.size, sha256: source.sha256 });
   const name = source.name || String(header.metadata.get('general.name') ?? '') || new URL(url).pathname.split('/').pop() || url;
-  const sha256 = source.sha256?.toLowerCase() ?? (await sha256Hex(file));
-  return keepModel({ id: sha256, name, sha256, from: { kind: 'url', url }, ...(source.licence ? { licence: source.licence } : {}) }, file);
+  const sha256 = source.sha256?.toLowerCase() ?? (await sha256Hex(whole));
+  return keepModel({ id: sha256, name, sha256, from: { kind: 'url', url }, ...(source.licence ? { licence: source.licence } : {}) }, whole);
 }

@@ -55,6 +55,8 @@ export interface ModelInfo {
   chatTemplate: boolean;
   /** From the call to load until the model could answer. */
   loadMs: number;
+  /** llama.cpp's own buffers as it reported them, in bytes (0 where it said nothing): the weights, the KV cache, the graph's scratch, the logits. */
+  buffers: { model: number; kv: number; compute: number; output: number };
 }
 
 export interface ChatMessage {
