@@ -23,7 +23,8 @@ from __future__ import annotations
 import ast
 import sys
 import types
-from operator import attrgetter, is_not
+from itertools import accumulate, chain
+from operator import attrgetter, is_not, methodcaller
 from typing import Any, TypedDict
 
 
@@ -60,6 +61,7 @@ _SEALED_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType
 _CODE = attrgetter('__code__')
 _DEFAULTS = attrgetter('__defaults__')
 _KWDEFAULTS = attrgetter('__kwdefaults__')
+_VALUES = methodcaller('values')
 
 
 def _closure(function: types.FunctionType) -> tuple[Any, ...]:
@@ -67,10 +69,10 @@ def _closure(function: types.FunctionType) -> tuple[Any, ...]:
     return tuple(c.cell_contents for c in function.__closure__ or ())
 
 
-def _attributes(cls: type) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    """A class's attribute names and the values they hold now."""
-    attributes = vars(cls)
-    return tuple(attributes), tuple(attributes.values())
+def _attributes(classes: tuple[type, ...]) -> tuple[tuple[int, ...], tuple[str, ...], tuple[Any, ...]]:
+    """How many attributes each class has now, and their names and values, one class after the other."""
+    attributes = tuple(map(vars, classes))
+    return tuple(map(len, attributes)), tuple(chain.from_iterable(attributes)), tuple(chain.from_iterable(map(_VALUES, attributes)))
 
 
 def _differ(now: tuple[Any, ...], then: tuple[Any, ...]) -> bool:
@@ -107,7 +109,9 @@ class Seal:
         self._defaults = tuple(map(_DEFAULTS, self._functions))
         self._kwdefaults = tuple(map(_KWDEFAULTS, self._functions))
         self._closures = tuple((label, function, _closure(function)) for label, function in functions if function.__closure__)
-        self._classes = tuple((label, cls, *_attributes(cls)) for label, cls in classes)
+        self._class_names = tuple(label for label, _ in classes)
+        self._classes = tuple(cls for _, cls in classes)
+        self._class_attributes = _attributes(self._classes)
 
     def changed(self) -> list[str]:
         """The sealed names whose value (or code) is not what it was, as ``module.name``."""
@@ -127,10 +131,15 @@ class Seal:
             if _differ(now_parts, then):
                 out += [label for label, a, b in zip(self._function_names, now_parts, then) if a is not b]
         out += [label for label, function, cells in self._closures if _differ(_closure(function), cells)]
-        for label, cls, keys, values in self._classes:
-            attributes = vars(cls)
-            if tuple(attributes) != keys or _differ(tuple(attributes.values()), values):
-                out.append(label)
+        sizes, keys, values = _attributes(self._classes)
+        then_sizes, then_keys, then_values = self._class_attributes
+        if sizes != then_sizes or keys != then_keys or _differ(values, then_values):
+            # Which classes: each one's attributes against its own part of what was held.
+            ends = tuple(accumulate(then_sizes))
+            for label, cls, start, end in zip(self._class_names, self._classes, (0, *ends), ends):
+                _, now_keys, now_values = _attributes((cls,))
+                if now_keys != then_keys[start:end] or _differ(now_values, then_values[start:end]):
+                    out.append(label)
         # A name is told once, however many of its parts changed.
         return list(dict.fromkeys(out))
 
