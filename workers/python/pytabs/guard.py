@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 import sys
 import types
+from itertools import accumulate, chain
+from operator import attrgetter, is_not, methodcaller
 from typing import Any, TypedDict
 
 
@@ -53,47 +55,103 @@ SEALED_MODULES = (
 )
 
 
-def _fingerprint(value: Any) -> tuple[Any, ...]:
-    """What a value is and, for a function or a class, what it does."""
-    if isinstance(value, types.FunctionType):
-        return (id(value), value.__code__, value.__defaults__, value.__kwdefaults__, tuple(id(c.cell_contents) for c in value.__closure__ or ()))
-    if isinstance(value, type):
-        return (id(value), tuple(sorted((k, id(v)) for k, v in vars(value).items())))
-    return (id(value),)
-
-
 _SEALED_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type)
+
+# What each sealed function is made of, read in C: its code and defaults, compared by identity.
+_CODE = attrgetter('__code__')
+_DEFAULTS = attrgetter('__defaults__')
+_KWDEFAULTS = attrgetter('__kwdefaults__')
+_VALUES = methodcaller('values')
+
+
+def _closure(function: types.FunctionType) -> tuple[Any, ...]:
+    """What a function's closure holds now (a cell's contents can be replaced in place)."""
+    return tuple(c.cell_contents for c in function.__closure__ or ())
+
+
+def _attributes(classes: tuple[type, ...]) -> tuple[tuple[int, ...], tuple[str, ...], tuple[Any, ...]]:
+    """How many attributes each class has now, and their names and values, one class after the other."""
+    attributes = tuple(map(vars, classes))
+    return tuple(map(len, attributes)), tuple(chain.from_iterable(attributes)), tuple(chain.from_iterable(map(_VALUES, attributes)))
+
+
+def _differ(now: tuple[Any, ...], then: tuple[Any, ...]) -> bool:
+    """Whether two tuples hold other objects anywhere: by identity, so no value's __eq__ is asked."""
+    return len(now) != len(then) or any(map(is_not, now, then))
 
 
 class Seal:
-    """The names of the sealed modules, and what each held, as they were when it was taken."""
+    """The names of the sealed modules, and what each held, as they were when it was taken.
+
+    Every value is compared by identity, and each function's code, defaults and closure, and
+    each class's attributes, too. It holds every object it compares, so that no id is reused
+    meanwhile; and it is checked before and after every check and case, so its look is a few
+    C-level passes over tuples rather than a fingerprint per name.
+    """
 
     def __init__(self) -> None:
-        self._taken: dict[str, dict[str, tuple[Any, ...]]] = {}
-        # Each value is held, so that no id is reused by another object meanwhile.
-        self._held: list[Any] = []
+        # Per module: its name, the sealed names in it and the values they held.
+        self._modules: list[tuple[str, tuple[str, ...], tuple[Any, ...]]] = []
+        functions: list[tuple[str, types.FunctionType]] = []
+        classes: list[tuple[str, type]] = []
         for name in SEALED_MODULES:
             module = sys.modules.get(name)
             if module is None:
                 continue
             # What the checks call: functions, classes, modules. Plain values (a module's state, builtins._) change as runs go.
             entries = {key: value for key, value in vars(module).items() if isinstance(value, _SEALED_KINDS) and not key.startswith('__')}
-            self._held.append(entries)
-            self._taken[name] = {key: _fingerprint(value) for key, value in entries.items()}
+            self._modules.append((name, tuple(entries), tuple(entries.values())))
+            functions += [(f'{name}.{key}', value) for key, value in entries.items() if isinstance(value, types.FunctionType)]
+            classes += [(f'{name}.{key}', value) for key, value in entries.items() if isinstance(value, type)]
+        self._function_names = tuple(label for label, _ in functions)
+        self._functions = tuple(function for _, function in functions)
+        self._codes = tuple(map(_CODE, self._functions))
+        self._defaults = tuple(map(_DEFAULTS, self._functions))
+        self._kwdefaults = tuple(map(_KWDEFAULTS, self._functions))
+        self._closures = tuple((label, function, _closure(function)) for label, function in functions if function.__closure__)
+        self._class_names = tuple(label for label, _ in classes)
+        self._classes = tuple(cls for _, cls in classes)
+        self._class_attributes = _attributes(self._classes)
 
     def changed(self) -> list[str]:
         """The sealed names whose value (or code) is not what it was, as ``module.name``."""
         out: list[str] = []
-        for name, taken in self._taken.items():
+        for name, keys, values in self._modules:
             module = sys.modules.get(name)
-            now = vars(module) if module is not None else {}
             if module is None:
                 out.append(name)
                 continue
-            for key, print_ in taken.items():
-                if key not in now or _fingerprint(now[key]) != print_:
-                    out.append(f'{name}.{key}')
-        return out
+            # A name that is gone reads as None, which no sealed value is.
+            held = tuple(map(vars(module).get, keys))
+            if _differ(held, values):
+                out += [f'{name}.{key}' for key, a, b in zip(keys, held, values) if a is not b]
+        functions = self._functions
+        for parts, then in ((map(_CODE, functions), self._codes), (map(_DEFAULTS, functions), self._defaults), (map(_KWDEFAULTS, functions), self._kwdefaults)):
+            now_parts = tuple(parts)
+            if _differ(now_parts, then):
+                out += [label for label, a, b in zip(self._function_names, now_parts, then) if a is not b]
+        out += [label for label, function, cells in self._closures if _differ(_closure(function), cells)]
+        sizes, keys, values = _attributes(self._classes)
+        then_sizes, then_keys, then_values = self._class_attributes
+        if sizes != then_sizes or keys != then_keys or _differ(values, then_values):
+            # Which classes: each one's attributes against its own part of what was held.
+            ends = tuple(accumulate(then_sizes))
+            for label, cls, start, end in zip(self._class_names, self._classes, (0, *ends), ends):
+                _, now_keys, now_values = _attributes((cls,))
+                if now_keys != then_keys[start:end] or _differ(now_values, then_values[start:end]):
+                    out.append(label)
+        # A name is told once, however many of its parts changed.
+        return list(dict.fromkeys(out))
+
+
+def _own_code() -> types.CodeType:
+    with open(__file__, encoding='utf-8') as f:
+        return compile(f.read(), __file__, 'exec', dont_inherit=True)
+
+
+_PRIVATE_NAME = 'pytabs_private_guard'
+# This module's code, compiled once on import (so a worker's start snapshot holds it) for private_seal's copies.
+_OWN_CODE = _own_code() if __name__ != _PRIVATE_NAME else None
 
 
 def private_seal() -> Any:
@@ -104,10 +162,8 @@ def private_seal() -> Any:
     """
     import builtins
 
-    with open(__file__, encoding='utf-8') as f:
-        source = f.read()
-    namespace: dict[str, Any] = {'__name__': 'pytabs_private_guard', '__builtins__': dict(vars(builtins))}
-    exec(compile(source, __file__, 'exec', dont_inherit=True), namespace)
+    namespace: dict[str, Any] = {'__name__': _PRIVATE_NAME, '__builtins__': dict(vars(builtins))}
+    exec(_OWN_CODE, namespace)
     return namespace['Seal']()
 
 
