@@ -8,7 +8,7 @@ import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
 import { hasJspi, hasMemory64, webGpu } from '../src/lib/capabilities';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
-import { PromptTooLong } from '../src/lib/local-model/worker-api';
+import { LoadStalled, PromptTooLong } from '../src/lib/local-model/worker-api';
 import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
 
 // The local model's worker: llama.cpp (wllama) is driven from here, never from the page, and
@@ -33,14 +33,29 @@ interface LlamaError {
   n_ctx?: number;
 }
 let lastError: LlamaError | null = null;
+/**
+ * When wllama's worker last said anything (every line it logs comes through the logger): a load
+ * that hears nothing for LOAD_QUIET_MS is stuck. Firefox once in a while never got a word from
+ * it, while this worker kept answering.
+ */
+let heard = 0;
+const LOAD_QUIET_MS = 45_000;
 const logger: WllamaLogger = {
   // llama.cpp's INFO lines come here: only its buffer sizes are kept (see bufferSizes).
   debug: (...args: unknown[]) => {
+    heard = performance.now();
     if (args.some((arg) => typeof arg === 'string' && arg.includes(' buffer size = '))) remember(...args);
   },
-  log: remember,
-  warn: remember,
+  log: (...args: unknown[]) => {
+    heard = performance.now();
+    remember(...args);
+  },
+  warn: (...args: unknown[]) => {
+    heard = performance.now();
+    remember(...args);
+  },
   error: (...args: unknown[]) => {
+    heard = performance.now();
     const detail = args.find((arg) => typeof arg === 'object' && arg !== null);
     if (detail) lastError = detail as LlamaError;
     remember(...args);
@@ -244,8 +259,13 @@ async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { a
   // The compatible build from this origin, never from a CDN: wllama picks it where the default
   // build's features are missing.
   model.setCompat({ wasm: compatWasmUrl, worker: { code: compatWorkerCode } });
+  heard = performance.now();
+  let listening: ReturnType<typeof setInterval> | undefined;
+  const quiet = new Promise<never>((_, reject) => {
+    listening = setInterval(() => performance.now() - heard > LOAD_QUIET_MS && reject(new LoadStalled()), 1000);
+  });
   try {
-    await model.loadModel([blob], {
+    const loading = model.loadModel([blob], {
       n_ctx: nCtx,
       n_threads: threads,
       // 0 keeps it on the CPU; otherwise wllama offloads every layer to WebGPU.
@@ -254,10 +274,16 @@ async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { a
       n_parallel: 1,
       seed,
     });
+    // Ended by exit() below when it stalled: nobody waits for it then.
+    loading.catch(() => undefined);
+    await Promise.race([quiet, loading]);
   } catch (error) {
     await model.exit().catch(() => undefined);
+    if (error instanceof LoadStalled) throw error;
     if (nativeReason() || !gpu) throw new ModelRefused(refusal(architecture, (error as Error).message).message);
     throw error;
+  } finally {
+    clearInterval(listening);
   }
   const context = model.getLoadedContextInfo();
   if (!(context.n_vocab > 0) || !(context.n_ctx > 0)) {

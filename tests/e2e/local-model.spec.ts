@@ -529,3 +529,21 @@ test('a model worker that stops answering is ended: while loading it is tried on
   expect(await answering).toEqual({ failed: 'The local model’s worker stopped answering, so it was ended. Ask again to load the model again.', unloaded: true });
   expect(await terminations()).toBe(2);
 });
+
+test("a load whose runtime worker goes quiet (wllama's, started by ours) is tried once more in a new worker", async ({ page }) => {
+  test.setTimeout(240_000);
+  await serveModel(page);
+  await openApp(page);
+  // wllama's worker, kept busy for ever as soon as it exists: it never answers the load. Ours keeps
+  // answering the page, so only the silence tells (Firefox once in a while).
+  const runtimes: Worker[] = [];
+  const ours: Worker[] = [];
+  page.on('worker', (worker) => {
+    if (/\/assets\/model\.worker-[^/]+\.js$/.test(worker.url())) ours.push(worker);
+    if (worker.url().startsWith('blob:') && runtimes.push(worker) === 1) void worker.evaluate(() => { for (;;); }).catch(() => undefined);
+  });
+  const { info } = await loadTiny(page);
+  expect(info.nVocab).toBe(515);
+  expect(runtimes.length).toBeGreaterThanOrEqual(2);
+  expect(ours).toHaveLength(2);
+});

@@ -227,9 +227,9 @@ export async function loadLocalModel(source: ModelSource, options: LoadOptions &
       throw error;
     }
   };
-  // A worker that got stuck while loading is tried once more, in a new worker.
+  // A worker that got stuck while loading (ours, or wllama's: LoadStalled crossed as its name) is tried once more, in a new worker.
   const { link, info } = await start().catch((error: unknown) => {
-    if (error instanceof LocalModelStuck) return start();
+    if (error instanceof LocalModelStuck || (error instanceof Error && error.name === 'LoadStalled')) return start();
     throw error;
   });
   const model = new WorkerModel(link, info);

@@ -113,6 +113,14 @@ export interface ModelWorkerApi {
   alive(): boolean;
 }
 
+/** wllama's worker said nothing for a long while during a load: stuck (the page tries once more, in a new worker). */
+export class LoadStalled extends Error {
+  constructor() {
+    super('The model’s runtime stopped answering while the model loaded.');
+    this.name = 'LoadStalled';
+  }
+}
+
 /**
  * A request whose prompt does not fit the model's context: llama.cpp counted its tokens, so the
  * caller can cut it to fit. Crosses the worker's boundary as an Error (Comlink keeps name and
