@@ -36,18 +36,23 @@ test('the tiny model loads beside the app and streams an answer (WebKit: the com
     return Promise.race([run().catch((error: Error) => ({ ok: false as const, error: `${error.message}; steps:\n${steps.join('\n')}` })), hang]);
   });
   // The page's own timer could not answer: the page, or the driver's call, is what hangs.
-  const unanswered = new Promise<{ ok: false; error: string }>((resolve) =>
-    setTimeout(() => {
+  let watching: ReturnType<typeof setTimeout> | undefined;
+  const unanswered = new Promise<{ ok: false; error: string }>((resolve) => {
+    watching = setTimeout(() => {
       const seen = person.page.evaluate(() => ({
         steps: (window as unknown as { modelSteps?: string[] }).modelSteps ?? 'none: this is another page',
         navigations: performance.getEntriesByType('navigation').map((entry) => (entry as PerformanceNavigationTiming).type),
         now: Math.round(performance.now()),
       }));
       const late = new Promise((done) => setTimeout(() => done('the page does not answer either'), 20_000));
-      void Promise.race([seen, late]).then((what) => resolve({ ok: false, error: `the driver's call never returned; the page now: ${JSON.stringify(what)}` }));
-    }, 170_000),
-  );
-  const outcome = await Promise.race([running, unanswered]);
+      void Promise.race([seen, late]).then(
+        (what) => resolve({ ok: false, error: `the driver's call never returned; the page now: ${JSON.stringify(what)}` }),
+        (error: Error) => resolve({ ok: false, error: `the driver's call never returned, and the page could not be asked again: ${error.message}` }),
+      );
+    }, 170_000);
+  });
+  // Cleared once the run answers: fired after the test, it would ask a page already closed.
+  const outcome = await Promise.race([running, unanswered]).finally(() => clearTimeout(watching));
   if (!outcome.ok) throw new Error(`the model did not load: ${outcome.error}`);
   expect(outcome.info).toMatchObject({ architecture: 'qwen2', nVocab: 515, backend: 'cpu' });
   if (engineName === 'webkit') {
