@@ -82,14 +82,20 @@ class ModelWorker {
 
   call<T>(promise: Promise<T>): Promise<T> {
     this.calls++;
-    if (this.calls === 1) this.watch();
+    if (this.pinging === undefined) this.watch();
     return Promise.race([promise, this.died]).finally(() => {
-      if (--this.calls === 0) clearInterval(this.pinging);
+      if (--this.calls === 0) this.unwatch();
     });
   }
 
   private calls = 0;
+  /** The asking, while calls are under way (undefined: not asking). */
   private pinging: ReturnType<typeof setInterval> | undefined;
+
+  private unwatch(): void {
+    clearInterval(this.pinging);
+    this.pinging = undefined;
+  }
 
   /**
    * Asks the worker whether it answers while calls are under way; ends it when it does not. A
@@ -106,11 +112,11 @@ class ModelWorker {
     this.pinging = setInterval(() => {
       if (asked === null) return ask();
       if (performance.now() - asked < STUCK_MS) return;
-      clearInterval(this.pinging);
+      this.unwatch();
       void within(this.api.alive(), CONFIRM_MS, false).then((answered) => {
-        if (answered) {
-          if (this.calls > 0) this.watch();
-        } else void this.end(new LocalModelStuck());
+        // A call that began meanwhile started asking again itself.
+        if (!answered) void this.end(new LocalModelStuck());
+        else if (this.calls > 0 && this.pinging === undefined) this.watch();
       });
     }, PING_EVERY_MS);
   }
@@ -123,7 +129,7 @@ class ModelWorker {
   async end(reason = new LocalModelGone('The local model was unloaded.')): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    clearInterval(this.pinging);
+    this.unwatch();
     this.gone(reason);
     // A stuck worker would not answer.
     if (!(reason instanceof LocalModelStuck)) await within(this.api.exit().catch(() => undefined), EXIT_WAIT_MS, undefined);
