@@ -121,10 +121,13 @@ function scriptedPage(page, upload) {
       return {
         // puppeteer clicks where the element is when asked, without waiting for it to stand still
         // (Playwright waits): Firefox missed a Settings button as the dialog above it filled in.
-        click: async () => {
-          await el.evaluate(settleInPage);
-          await el.click();
-        },
+        click: () =>
+          clickChecked({
+            settle: () => el.evaluate(settleInPage),
+            watch: () => el.evaluate(watchClick),
+            click: () => el.click(),
+            landed: () => el.evaluate(clickLanded).catch(() => null),
+          }),
         type: (text) => el.type(text),
         press: (key) => el.press(key),
         upload: (...paths) => upload(el, paths),
@@ -247,9 +250,13 @@ async function webkitProfile(server) {
           await onWindow(handle);
           // WebKitWebDriver refuses a click on an element scrolled out of its container's view,
           // and clicks where the element was: it waits, as a person's eye does, until the
-          // element has stood still for a few frames (a dialog still filling in moves it).
-          await driver.executeAsyncScript(SETTLE, el);
-          await el.click();
+          // element has stood still (a dialog still filling in moves it).
+          await clickChecked({
+            settle: () => driver.executeAsyncScript(SETTLE, el),
+            watch: () => driver.executeScript(`(${watchClick})(arguments[0]);`, el),
+            click: () => el.click(),
+            landed: () => driver.executeScript(`return (${clickLanded})(arguments[0]);`, el).catch(() => null),
+          });
         },
         // WebKitWebDriver types no key for a '\n' (WebDriver's Enter is its own code point), as a person presses Enter for one.
         type: async (text) => (await onWindow(handle), el.sendKeys(text.replaceAll('\n', Key.ENTER))),
@@ -281,8 +288,8 @@ async function webkitProfile(server) {
 }
 
 /**
- * In the page: resolves once the element has stood still for 3 frames, scrolled into the middle
- * of its view, with nothing over its middle (3 s at most), as Playwright's clicks wait. A dialog
+ * In the page: resolves once the element has stood still for 3 frames and 100 ms, scrolled into the middle
+ * of its view, with nothing over its middle (5 s at most), as Playwright's clicks wait. A dialog
  * still filling in (a section's figures arriving) moves the controls below it, and a passing note
  * floats over the page: a click aimed at where one was lands elsewhere.
  */
@@ -301,18 +308,68 @@ function settleInPage(el) {
     const t0 = performance.now();
     let last = '';
     let still = 0;
+    let since = t0;
     const tick = () => {
+      const now = performance.now();
       if (boxOf() === last) still++;
       else {
         still = 0;
+        since = now;
         el.scrollIntoView({ block: 'center', inline: 'center' });
         last = boxOf();
       }
-      if ((still >= 3 && onTop()) || performance.now() - t0 > 3000) done();
+      // 3 frames (50 ms) were too few once in Firefox, with Settings' sections filling in apart;
+      // clickChecked aims again at a control that moved later still.
+      if ((still >= 3 && now - since >= 100 && onTop()) || now - t0 > 5000) done();
       else requestAnimationFrame(tick);
     };
     tick();
   });
+}
+
+/**
+ * A click through the engine's driver, checked as a person checks what they clicked: the page
+ * records where the click landed, and a click that landed beside the control on nothing a person
+ * could use (text, a section's padding: the page moved between aiming and clicking) is aimed
+ * again, once. One that landed on another control is an error naming it, since it did something.
+ */
+async function clickChecked({ settle, watch, click, landed }) {
+  for (let attempt = 1; ; attempt++) {
+    await settle();
+    await watch();
+    await click();
+    // The click's event comes with the driver's answer, or just after it; a page that navigated
+    // away (a Reload button) answers nothing, which counts as the click having done its work.
+    let where = null;
+    for (let i = 0; i < 10 && where === null; i++) {
+      where = await landed();
+      if (where === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (where === null || where === 'on it') return;
+    if (!where.startsWith('beside ') || attempt === 2) throw new Error(`the click landed ${where}, not on the control`);
+    console.log(`a click landed ${where}, not on the control: aimed again`);
+  }
+}
+
+/** In the page: notes the target of the next click anywhere, for clickLanded. */
+function watchClick(el) {
+  el.__pytabsClick = null;
+  window.addEventListener(
+    'click',
+    (event) => {
+      const target = event.target instanceof Element ? event.target : null;
+      const on = target !== null && (el.contains(target) || [...(el.labels ?? [])].some((label) => label.contains(target)));
+      const control = target?.closest('button, a[href], input, select, textarea, summary, label, [role=button], [role=tab], [role=menuitem]');
+      const name = (n) => `${n.tagName.toLowerCase()} "${(n.getAttribute('aria-label') ?? n.textContent ?? '').trim().slice(0, 60)}"`;
+      el.__pytabsClick = on ? 'on it' : control ? `on ${name(control)}` : `beside it, on ${target ? name(target) : 'nothing'}`;
+    },
+    { capture: true, once: true },
+  );
+}
+
+/** In the page: where the watched click landed, or null before it came. */
+function clickLanded(el) {
+  return el.__pytabsClick ?? null;
 }
 
 /** settleInPage through WebDriver's async script. */
