@@ -40,26 +40,25 @@ let lastError: LlamaError | null = null;
  */
 let heard = 0;
 const LOAD_QUIET_MS = 45_000;
+/** A log level's writer that also notes the word from wllama's worker. */
+const listening =
+  (write: (...args: unknown[]) => void) =>
+  (...args: unknown[]) => {
+    heard = performance.now();
+    write(...args);
+  };
 const logger: WllamaLogger = {
   // llama.cpp's INFO lines come here: only its buffer sizes are kept (see bufferSizes).
-  debug: (...args: unknown[]) => {
-    heard = performance.now();
+  debug: listening((...args) => {
     if (args.some((arg) => typeof arg === 'string' && arg.includes(' buffer size = '))) remember(...args);
-  },
-  log: (...args: unknown[]) => {
-    heard = performance.now();
-    remember(...args);
-  },
-  warn: (...args: unknown[]) => {
-    heard = performance.now();
-    remember(...args);
-  },
-  error: (...args: unknown[]) => {
-    heard = performance.now();
+  }),
+  log: listening(remember),
+  warn: listening(remember),
+  error: listening((...args) => {
     const detail = args.find((arg) => typeof arg === 'object' && arg !== null);
     if (detail) lastError = detail as LlamaError;
     remember(...args);
-  },
+  }),
 };
 
 let wllama: Wllama | null = null;
