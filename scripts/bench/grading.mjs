@@ -166,7 +166,14 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
     };
     for (let rep = 0; rep < reps; rep++) await single(rep + 1);
     await page.waitForTimeout(SETTLE_MS);
+    // How busy the page's own thread is while the class is graded: the pool's workers wait on it for every message.
+    const pageThread = await page.context().newCDPSession(page);
+    await pageThread.send('Performance.enable');
+    const taskSeconds = async () => (await pageThread.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
+    const busy0 = await taskSeconds();
     const { result: batch, peak: batchPeak, cpu: batchCpu } = await withPeak(browser.pid, () => grade(page, 0, CLASS_SIZE));
+    const pageBusy = (await taskSeconds()) - busy0;
+    await pageThread.detach();
     await page.waitForTimeout(SETTLE_MS);
     const { result: cased, cpu: casedCpu } = await withPeak(browser.pid, () => grade(page, 0, CLASS_SIZE, true));
     await page.waitForTimeout(SETTLE_MS);
@@ -174,7 +181,7 @@ export async function gradingRows(browser, origin, { reps, openApp, median, log 
     for (let rep = 0; rep < reps; rep++) await single(reps + rep + 1);
     const one = median(singles);
     const perHandIn = (cpu) => `${(cpu / CLASS_SIZE).toFixed(2)} s CPU a hand-in`;
-    log('G1-G3', JSON.stringify({ singles: singles.map(Math.round), batch: Math.round(batch.ms), cased: Math.round(cased.ms), bare: Math.round(bareMs), pool: batch.pool, peakMB: Math.round(batchPeak / 2 ** 20), cpuOne: singleCpu, cpuClass: batchCpu, cpuCased: casedCpu, cpuBare: bareCpu }));
+    log('G1-G3', JSON.stringify({ singles: singles.map(Math.round), batch: Math.round(batch.ms), cased: Math.round(cased.ms), bare: Math.round(bareMs), pool: batch.pool, pageBusyMs: Math.round(pageBusy * 1000), peakMB: Math.round(batchPeak / 2 ** 20), cpuOne: singleCpu, cpuClass: batchCpu, cpuCased: casedCpu, cpuBare: bareCpu }));
     const MB = 2 ** 20;
     return {
       rows: [
