@@ -105,12 +105,14 @@ function threadPlan(cap = MAX_THREADS): { threads: number; reason: string } {
  * Settings → This browser). A software adapter (SwiftShader, where a machine has no GPU for the
  * browser) is slower than the CPU path, so 'auto' leaves it.
  */
-async function gpuPlan(mode: LoadOptions['gpu'] = 'auto'): Promise<{ gpu: boolean; reason: string }> {
-  if (mode === 'never') return { gpu: false, reason: 'On the CPU: WebGPU was turned off for it.' };
-  const { kind, name } = await webGpu();
-  if (kind === 'none') return { gpu: false, reason: 'On the CPU: this browser offers no GPU through WebGPU.' };
-  if (kind === 'software' && mode === 'auto') return { gpu: false, reason: `On the CPU: the only GPU WebGPU offers here is a software one (${name}), slower than the CPU.` };
-  return { gpu: true, reason: `On the GPU through WebGPU (${name}).` };
+async function gpuPlan(mode: LoadOptions['gpu'] = 'auto'): Promise<{ gpu: boolean; reason: string; name: string }> {
+  if (mode === 'never') return { gpu: false, reason: 'On the CPU: WebGPU was turned off for it.', name: '' };
+  const { kind, name, f16 } = await webGpu();
+  if (kind === 'none') return { gpu: false, reason: 'On the CPU: this browser offers no GPU through WebGPU.', name };
+  if (kind === 'software' && mode === 'auto') return { gpu: false, reason: `On the CPU: the only GPU WebGPU offers here is a software one (${name}), slower than the CPU.`, name };
+  // llama.cpp's WebGPU backend asks for 16-bit floats in its shaders, and without them takes no GPU.
+  if (!f16) return { gpu: false, reason: `On the CPU: the GPU WebGPU offers here (${name}) lacks 16-bit floats in its shaders (shader-f16), which llama.cpp's WebGPU needs.`, name };
+  return { gpu: true, reason: `On the GPU through WebGPU (${name}).`, name };
 }
 
 /** What the default build needs (capabilities.ts finds each); without either, the compatible build runs (slower). */
@@ -172,6 +174,11 @@ function bufferSizes(): ModelInfo['buffers'] {
   return sizes;
 }
 
+/** Where llama.cpp put the model's weights, by its log ("CPU", "CPU_Mapped", "WebGPU"…): one entry per buffer. */
+function weightBuffers(): string[] {
+  return nativeLog.flatMap((line) => /(\S+) model buffer size = /.exec(line)?.slice(1) ?? []);
+}
+
 /** Closes the port of a callback the page passed (Comlink.proxy), once its request is over. */
 function release(callback: unknown): void {
   (callback as Partial<Comlink.Remote<unknown>> | undefined)?.[Comlink.releaseProxy]?.();
@@ -217,6 +224,12 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     model = await start(blob, { architecture, nCtx, threads, gpu: false, seed: options.seed });
     onGpu = false;
     backendReason = `On the CPU: WebGPU could not load it (${(error as Error).message}).`;
+  }
+  // What llama.cpp did, by its own report, over what was asked of it: its weights in CPU buffers only.
+  const buffers = weightBuffers();
+  if (onGpu && buffers.length && buffers.every((where) => where.startsWith('CPU'))) {
+    onGpu = false;
+    backendReason = `On the CPU: llama.cpp took no GPU from WebGPU here (${plan.name}).`;
   }
   const context = model.getLoadedContextInfo();
   onProgress?.({ phase: 'load', loaded: blob.size, total: blob.size });

@@ -154,6 +154,15 @@ export function browserPaths(facts: BrowserFacts): BrowserPath[] {
   ];
 }
 
+/** Where a model computes, by what WebGPU offers (workers/model.worker.ts's gpuPlan decides the same way). */
+function modelsGpu(gpu: WebGpuFacts | null): string {
+  if (gpu === null) return 'on the CPU unless WebGPU offers a GPU';
+  if (gpu.kind === 'none') return 'on the CPU (no GPU through WebGPU here)';
+  if (gpu.kind === 'software') return `on the CPU (WebGPU offers only a software GPU here, ${gpu.name}, slower)`;
+  if (!gpu.f16) return `on the CPU (the GPU WebGPU offers here, ${gpu.name}, lacks the 16-bit floats llama.cpp needs)`;
+  return `on the GPU through WebGPU (${gpu.name})`;
+}
+
 /** Whether Ask can use a model in this browser, and on what (workers/model.worker.ts decides the same way). */
 export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated' | 'sharedMemory' | 'gpu'>): string {
   const threads = !facts.isolated
@@ -163,13 +172,6 @@ export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isola
       : 'with one thread (this browser gives the page no shared memory)';
   const missing = [facts.jspi ? '' : 'WebAssembly JSPI', facts.memory64 ? '' : 'WebAssembly Memory64'].filter(Boolean);
   const build = missing.length ? `, in the slower compatible build (this browser lacks ${missing.join(' and ')})` : '';
-  const where =
-    facts.gpu === null
-      ? 'on the CPU unless WebGPU offers a GPU'
-      : facts.gpu.kind === 'hardware'
-        ? `on the GPU through WebGPU (${facts.gpu.name})`
-        : facts.gpu.kind === 'software'
-          ? `on the CPU (WebGPU offers only a software GPU here, ${facts.gpu.name}, slower)`
-          : 'on the CPU (no GPU through WebGPU here)';
+  const where = modelsGpu(facts.gpu);
   return `A model in this browser: yes, ${where}, ${threads}${build}`;
 }

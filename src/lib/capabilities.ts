@@ -73,18 +73,21 @@ export interface WebGpuFacts {
   kind: 'hardware' | 'software' | 'none';
   /** The adapter's vendor and architecture, as the browser tells them ('' when there is none). */
   name: string;
+  /** Its shaders can compute in 16-bit floats (`shader-f16`): llama.cpp's WebGPU backend takes no GPU without it. */
+  f16: boolean;
 }
 
 interface GpuAdapterLike {
   info?: { vendor?: string; architecture?: string; isFallbackAdapter?: boolean };
+  features?: { has(name: string): boolean };
 }
 
 /** Asks WebGPU for an adapter (in a page or a worker); a browser without WebGPU, or one that gives none, is 'none'. */
 export async function webGpu(): Promise<WebGpuFacts> {
   const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<GpuAdapterLike | null> } } | undefined)?.gpu;
   const adapter = gpu ? await gpu.requestAdapter().catch(() => null) : null;
-  if (!adapter) return { kind: 'none', name: '' };
+  if (!adapter) return { kind: 'none', name: '', f16: false };
   const name = [adapter.info?.vendor, adapter.info?.architecture].filter(Boolean).join(' ') || 'an unnamed GPU';
   const software = Boolean(adapter.info?.isFallbackAdapter) || adapter.info?.architecture === 'swiftshader';
-  return { kind: software ? 'software' : 'hardware', name };
+  return { kind: software ? 'software' : 'hardware', name, f16: Boolean(adapter.features?.has('shader-f16')) };
 }

@@ -1,31 +1,35 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
 import { openApp } from './app';
 import { MODEL_URL, modelWorkers, serveModel } from './local-models';
 
-
-// This machine has no GPU: with these flags Chromium's WebGPU offers SwiftShader, which runs
-// llama.cpp's WebGPU shaders on the CPU, so the path is the real one and only slow.
+// This machine has no GPU: with these flags Chromium's WebGPU offers SwiftShader, a software
+// adapter without `shader-f16`, which llama.cpp's WebGPU backend asks for: given such an adapter,
+// llama.cpp registers no GPU and keeps every buffer on the CPU. So no test here can run a model
+// on WebGPU; these check that PyTabs says where the model really runs, by llama.cpp's own report.
 test.use({ launchOptions: { executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu', '--enable-unsafe-swiftshader'] } });
 
-test('a software GPU is left for the CPU unless asked for; asked for, the model loads and answers on WebGPU; Settings says which', async ({ page }) => {
+/** Loads the tiny model (with `gpu`), and has it answer in plain words and in a schema. */
+function load(page: Page, gpu?: 'always') {
+  return page.evaluate(
+    async ({ url, gpu }) => {
+      const model = await window.pytabs!.loadLocalModel({ kind: 'url', url }, { seed: 7, gpu });
+      window.testModel = model;
+      const answer = await model.chat([{ role: 'user', content: 'Print the first rows of data.xlsx' }], { maxTokens: 16, ignoreEnd: true });
+      const json = await model.json([{ role: 'user', content: 'Which tool?' }], { name: 'call', schema: { type: 'object', properties: { name: { type: 'string', enum: ['run_python'] } }, required: ['name'], additionalProperties: false } }, { maxTokens: 600 });
+      return { info: model.info, answer, json };
+    },
+    { url: MODEL_URL, gpu },
+  );
+}
+
+test('a software GPU is left for the CPU; asked for anyway, one without shader-f16 is refused before the load, and Settings says which', async ({ page }) => {
   test.setTimeout(240_000);
   await serveModel(page);
   await openApp(page);
-  const load = (gpu?: 'always') =>
-    page.evaluate(
-      async ({ url, gpu }) => {
-        const model = await window.pytabs!.loadLocalModel({ kind: 'url', url }, { seed: 7, gpu });
-        window.testModel = model;
-        const answer = await model.chat([{ role: 'user', content: 'Print the first rows of data.xlsx' }], { maxTokens: 16, ignoreEnd: true });
-        const json = await model.json([{ role: 'user', content: 'Which tool?' }], { name: 'call', schema: { type: 'object', properties: { name: { type: 'string', enum: ['run_python'] } }, required: ['name'], additionalProperties: false } }, { maxTokens: 600 });
-        return { info: model.info, answer, json };
-      },
-      { url: MODEL_URL, gpu },
-    );
 
   // By default a software GPU is slower than the CPU path: the CPU, and Settings says why.
-  const auto = await load();
+  const auto = await load(page);
   expect(auto.info).toMatchObject({ backend: 'cpu', backendReason: 'On the CPU: the only GPU WebGPU offers here is a software one (google swiftshader), slower than the CPU.' });
   expect(auto.answer.completionTokens).toBe(16);
   await page.getByRole('button', { name: 'Settings' }).click();
@@ -34,13 +38,38 @@ test('a software GPU is left for the CPU unless asked for; asked for, the model 
   );
   await page.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Cancel' }).click();
 
-  // Asked for, every layer runs on WebGPU: it streams, and the schema still holds.
-  const gpu = await load('always');
-  expect(gpu.info).toMatchObject({ backend: 'webgpu', backendReason: 'On the GPU through WebGPU (google swiftshader).', nVocab: 515 });
-  expect(gpu.answer).toMatchObject({ finish: 'length', completionTokens: 16 });
-  expect(gpu.json.value).toEqual({ name: 'run_python' });
-  expect(JSON.parse(gpu.json.text)).toEqual(gpu.json.value);
-  console.log(`WebGPU (SwiftShader): loaded in ${gpu.info.loadMs} ms, ${((16 * 1000) / gpu.answer.decodeMs).toFixed(1)} tokens/s; the CPU ${((16 * 1000) / auto.answer.decodeMs).toFixed(1)}`);
+  // Asked for, SwiftShader still cannot take it: it lacks the 16-bit floats llama.cpp's shaders use.
+  const asked = await load(page, 'always');
+  expect(asked.info).toMatchObject({
+    backend: 'cpu',
+    backendReason: "On the CPU: the GPU WebGPU offers here (google swiftshader) lacks 16-bit floats in its shaders (shader-f16), which llama.cpp's WebGPU needs.",
+    nVocab: 515,
+  });
+  expect(asked.answer).toMatchObject({ finish: 'length', completionTokens: 16 });
+  expect(asked.json.value).toEqual({ name: 'run_python' });
   await page.evaluate(() => window.testModel!.unload());
   await expect.poll(() => modelWorkers(page)).toEqual([]);
+});
+
+test.describe('a browser that says its GPU has shader-f16 when llama.cpp finds it has not', () => {
+  // The model worker's script comes from the network, where the test changes what it is told.
+  test.use({ serviceWorkers: 'block' });
+
+  test('the model runs on the CPU, and says so by what llama.cpp reported, not by what was asked', async ({ page }) => {
+    test.setTimeout(240_000);
+    await serveModel(page);
+    // Only the model's own worker is told so: llama.cpp, in wllama's worker, asks the adapter itself.
+    const claim = `{ const has = GPUSupportedFeatures.prototype.has; GPUSupportedFeatures.prototype.has = function (name) { return name === 'shader-f16' || has.call(this, name); }; }\n`;
+    await page.context().route('**/assets/model.worker-*.js', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: claim + (await response.text()) });
+    });
+    await openApp(page);
+    const { info, answer } = await load(page, 'always');
+    expect(info).toMatchObject({ backend: 'cpu', backendReason: 'On the CPU: llama.cpp took no GPU from WebGPU here (google swiftshader).' });
+    expect(info.buffers.model).toBeGreaterThan(0);
+    expect(answer).toMatchObject({ finish: 'length', completionTokens: 16 });
+    await page.evaluate(() => window.testModel!.unload());
+    await expect.poll(() => modelWorkers(page)).toEqual([]);
+  });
 });

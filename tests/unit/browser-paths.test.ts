@@ -19,7 +19,7 @@ const ALL: BrowserFacts = {
   offline: { offline: 'ready', controlled: true, updateReady: false, reloadPending: false },
   isolated: true,
   host: { isolation: true, workerPolicy: true },
-  gpu: { kind: 'none', name: '' },
+  gpu: { kind: 'none', name: '', f16: false },
 };
 
 const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => p.text);
@@ -76,9 +76,12 @@ describe('Settings → This browser', () => {
     expect(lines({ sharedMemory: false, jspi: false, memory64: false })[9]).toBe(
       'A model in this browser: yes, on the CPU (no GPU through WebGPU here), with one thread (this browser gives the page no shared memory), in the slower compatible build (this browser lacks WebAssembly JSPI and WebAssembly Memory64)',
     );
-    // WebGPU: a GPU, a software one only (SwiftShader: slower than the CPU), or not asked yet.
-    expect(lines({ gpu: { kind: 'hardware', name: 'nvidia ampere' } })[9]).toBe('A model in this browser: yes, on the GPU through WebGPU (nvidia ampere), with up to 4 threads');
-    expect(lines({ gpu: { kind: 'software', name: 'google swiftshader' } })[9]).toBe(
+    // WebGPU: a GPU, one without the 16-bit floats llama.cpp's WebGPU needs, a software one only (SwiftShader: slower than the CPU), or not asked yet.
+    expect(lines({ gpu: { kind: 'hardware', name: 'nvidia ampere', f16: true } })[9]).toBe('A model in this browser: yes, on the GPU through WebGPU (nvidia ampere), with up to 4 threads');
+    expect(lines({ gpu: { kind: 'hardware', name: 'intel gen-9', f16: false } })[9]).toBe(
+      'A model in this browser: yes, on the CPU (the GPU WebGPU offers here, intel gen-9, lacks the 16-bit floats llama.cpp needs), with up to 4 threads',
+    );
+    expect(lines({ gpu: { kind: 'software', name: 'google swiftshader', f16: false } })[9]).toBe(
       'A model in this browser: yes, on the CPU (WebGPU offers only a software GPU here, google swiftshader, slower), with up to 4 threads',
     );
     expect(lines({ gpu: null })[9]).toBe('A model in this browser: yes, on the CPU unless WebGPU offers a GPU, with up to 4 threads');
