@@ -164,19 +164,19 @@ function refusal(architecture: string, fallback: string): Error {
   return new Error(`llama.cpp could not load this model: ${said || fallback}`);
 }
 
-/** llama.cpp's buffer sizes from its log ("CPU KV buffer size = 24.00 MiB"), summed over its backends. */
-function bufferSizes(): ModelInfo['buffers'] {
-  const sizes = { model: 0, kv: 0, compute: 0, output: 0 };
-  for (const line of nativeLog) {
-    const found = /\b(model|KV|compute|output) buffer size = +([\d.]+) MiB/.exec(line);
-    if (found) sizes[found[1].toLowerCase() as keyof typeof sizes] += Math.round(Number(found[2]) * 1024 * 1024);
-  }
-  return sizes;
+/** llama.cpp's buffers as its log tells them ("llama_kv_cache:  CPU KV buffer size = 24.00 MiB"): where, for what, how big. */
+function loggedBuffers(): { backend: string; part: keyof ModelInfo['buffers']; bytes: number }[] {
+  return nativeLog.flatMap((line) => {
+    const found = /(\S+) +(model|KV|compute|output) buffer size = +([\d.]+) MiB/.exec(line);
+    return found ? [{ backend: found[1], part: found[2].toLowerCase() as keyof ModelInfo['buffers'], bytes: Math.round(Number(found[3]) * 1024 * 1024) }] : [];
+  });
 }
 
-/** Where llama.cpp put the model's weights, by its log ("CPU", "CPU_Mapped", "WebGPU"…): one entry per buffer. */
-function weightBuffers(): string[] {
-  return nativeLog.flatMap((line) => /(\S+) model buffer size = /.exec(line)?.slice(1) ?? []);
+/** llama.cpp's buffer sizes, summed over its backends. */
+function bufferSizes(): ModelInfo['buffers'] {
+  const sizes = { model: 0, kv: 0, compute: 0, output: 0 };
+  for (const { part, bytes } of loggedBuffers()) sizes[part] += bytes;
+  return sizes;
 }
 
 /** Closes the port of a callback the page passed (Comlink.proxy), once its request is over. */
@@ -226,8 +226,9 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     backendReason = `On the CPU: WebGPU could not load it (${(error as Error).message}).`;
   }
   // What llama.cpp did, by its own report, over what was asked of it: its weights in CPU buffers only.
-  const buffers = weightBuffers();
-  if (onGpu && buffers.length && buffers.every((where) => where.startsWith('CPU'))) {
+  // Where the weights went ("CPU", "CPU_Mapped", "WebGPU"…), one entry per buffer.
+  const weights = loggedBuffers().filter((buffer) => buffer.part === 'model');
+  if (onGpu && weights.length && weights.every((buffer) => buffer.backend.startsWith('CPU'))) {
     onGpu = false;
     backendReason = `On the CPU: llama.cpp took no GPU from WebGPU here (${plan.name}).`;
   }
@@ -272,9 +273,9 @@ async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { a
   // build's features are missing.
   model.setCompat({ wasm: compatWasmUrl, worker: { code: compatWorkerCode } });
   heard = performance.now();
-  let listening: ReturnType<typeof setInterval> | undefined;
+  let silence: ReturnType<typeof setInterval> | undefined;
   const quiet = new Promise<never>((_, reject) => {
-    listening = setInterval(() => performance.now() - heard > LOAD_QUIET_MS && reject(new LoadStalled()), 1000);
+    silence = setInterval(() => performance.now() - heard > LOAD_QUIET_MS && reject(new LoadStalled()), 1000);
   });
   try {
     const loading = model.loadModel([blob], {
@@ -295,7 +296,7 @@ async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { a
     if (nativeReason() || !gpu) throw new ModelRefused(refusal(architecture, (error as Error).message).message);
     throw error;
   } finally {
-    clearInterval(listening);
+    clearInterval(silence);
   }
   const context = model.getLoadedContextInfo();
   if (!(context.n_vocab > 0) || !(context.n_ctx > 0)) {
