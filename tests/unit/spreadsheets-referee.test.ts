@@ -30,6 +30,8 @@ function referee(...args: string[]): RefereeBooks {
   return JSON.parse(run.stdout) as RefereeBooks;
 }
 
+const UNESCAPE = 'import json, sys; from openpyxl.utils.escape import unescape; print(json.dumps([unescape(t) for t in json.load(sys.stdin)]))';
+
 let pyodide: PyodideInterface;
 let dir: string;
 let corpus: RefereeBooks;
@@ -122,11 +124,18 @@ out = [repr(value), str(value), isinstance(value, ExcelError), value == ExcelErr
   });
 
   it('decodes _xHHHH_ escapes as Excel shows them (openpyxl 3.0 keeps them as text)', () => {
-    expect(corpus['escapes.xlsx'].sheets[0].rows).toEqual([['line1_x000D_\nline2'], ['literal _x000D_ stays'], ['tab_x0009_here']]);
-    expect(pytabsSheets('escapes.xlsx')[0].rows).toEqual([['line1\r\nline2'], ['literal _x000D_ stays'], ['tab\there']]);
+    const read = corpus['escapes.xlsx'].sheets[0].rows.map(([text]) => text as string);
+    expect(read).toEqual(['line1_x000D_\nline2', 'literal _x000D_ stays', 'tab_x0009_here', 'ABC_x000D_\nDEF', 'lone\nCR', 'GHI_x000D_\nJKL']);
+    // openpyxl's own unescape of what it read (the XML's line breaks are one \n each before _x000D_
+    // adds its \r); the second string's escaped underscore openpyxl has already decoded.
+    const escaped = read.filter((_, i) => i !== 1);
+    const unescape = spawnSync('/usr/bin/python3', ['-c', UNESCAPE], { input: JSON.stringify(escaped), encoding: 'utf8' });
+    const shown = (JSON.parse(unescape.stdout) as string[]).toSpliced(1, 0, read[1]);
+    expect(shown).toEqual(['line1\r\nline2', 'literal _x000D_ stays', 'tab\there', 'ABC\r\nDEF', 'lone\nCR', 'GHI\r\nJKL']);
+    expect(pytabsSheets('escapes.xlsx')[0].rows).toEqual(shown.map((text) => [text]));
   });
 
-  it('needs its own text pass: plain SheetJS cuts rich text, drops escaped carriage returns and mangles emoji references', () => {
+  it('needs its own text pass: plain SheetJS cuts rich text, drops escaped carriage returns, keeps lone ones from the XML and mangles emoji references', () => {
     // If a SheetJS upgrade makes this fail, src/lib/workspace/xlsx-text.ts may be no longer needed.
     const plain = (file: string) =>
       XLSX.utils.sheet_to_json<unknown[]>(XLSX.read(readFileSync(path.join(dir, file))).Sheets[XLSX.read(readFileSync(path.join(dir, file))).SheetNames[0]], {
@@ -136,6 +145,7 @@ out = [repr(value), str(value), isinstance(value, ExcelError), value == ExcelErr
     expect(strings[1]).toEqual(['plain then rich', 'tval']);
     expect(strings[10]).toEqual(['inline plain then rich', 'head ']);
     expect(plain('escapes.xlsx')[0]).toEqual(['line1\nline2']);
+    expect(plain('escapes.xlsx')[4]).toEqual(['lone\rCR']);
     expect(plain('types1900.xlsx')[11]).toEqual(['text', 'Zürich 東京 \uf600']);
   });
 });

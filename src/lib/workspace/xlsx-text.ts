@@ -7,13 +7,15 @@ import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
  *   its first piece only ("tval" for "tvalrval1rval2");
  * - a `_x000D_` escape (a carriage return, which XML cannot carry as is) is dropped when a
  *   line feed follows it;
+ * - a lone carriage return in the XML itself stays one, where XML reads it as a line feed;
  * - a character reference beyond U+FFFF (`&#128512;`, an emoji, as openpyxl writes them)
  *   becomes another character.
  *
  * The pass reads each such string itself (every `<t>` of the string except phonetic
- * `<rPh>` guides, XML entities and CDATA, then `_xHHHH_` escapes) and hands SheetJS a copy
- * of the workbook in which those strings are replaced by tokens; `TOKEN` + index marks a
- * string to take from `strings`. Workbooks without such strings are passed on untouched.
+ * `<rPh>` guides, the XML's line breaks as line feeds, XML entities and CDATA, then `_xHHHH_`
+ * escapes) and hands SheetJS a copy of the workbook in which those strings are replaced by
+ * tokens; `TOKEN` + index marks a string to take from `strings`. Workbooks without such
+ * strings are passed on untouched.
  */
 
 export const TOKEN = '\uE000';
@@ -28,8 +30,8 @@ const SST_PART = /^xl\/sharedstrings\.xml$/i;
 const SHEET_PART = /^xl\/worksheets\/[^/]+\.xml$/i;
 
 /** A part that may hold a string SheetJS misreads (the last alternative is only a candidate: see astral). */
-const MAY_NEED_MENDING = /<\/(?:\w+:)?t>\s*<(?:\w+:)?r[\s>]|_x000d_|&#(?:13|x0*d);|&#(?:\d{5,}|x[\da-f]{5,});/i;
-const MISREAD = /<\/(?:\w+:)?t>\s*<(?:\w+:)?r[\s>]|_x000d_|&#(?:13|x0*d);/i;
+const MAY_NEED_MENDING = /<\/(?:\w+:)?t>\s*<(?:\w+:)?r[\s>]|_x000d_|\r|&#(?:13|x0*d);|&#(?:\d{5,}|x[\da-f]{5,});/i;
+const MISREAD = /<\/(?:\w+:)?t>\s*<(?:\w+:)?r[\s>]|_x000d_|\r|&#(?:13|x0*d);/i;
 const REFERENCE = /&#(\d{5,}|x[\da-f]{5,});/gi;
 
 function astral(body: string): boolean {
@@ -46,6 +48,7 @@ const TEXT = /<(?:\w+:)?t\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?t>)/g;
 const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#(\d+)|#x([\da-f]+));/gi;
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const ESCAPE = /_x([\da-f]{4})_/gi;
+const LINE_BREAK = /\r\n?/g;
 
 function xmlText(raw: string): string {
   let out = '';
@@ -68,7 +71,8 @@ function decodeEntities(s: string): string {
 /** The text a string element's body shows in Excel. */
 export function stringText(body: string): string {
   let text = '';
-  for (const match of body.replace(PHONETIC, '').matchAll(TEXT)) text += xmlText(match[1] ?? '');
+  // XML's end-of-line handling comes first, so only a _x000D_ escape or a &#13; reference makes a \r.
+  for (const match of body.replace(PHONETIC, '').matchAll(TEXT)) text += xmlText((match[1] ?? '').replace(LINE_BREAK, '\n'));
   return text.replace(ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 

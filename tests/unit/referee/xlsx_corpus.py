@@ -210,15 +210,21 @@ def make_escapes(path):
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = 'Escapes'
-    ws.append(['SHARED0'])
-    ws.append(['SHARED1'])
-    ws.append(['INLINE0'])
+    for text in ['SHARED0', 'SHARED1', 'INLINE0', 'SHARED2', 'SHARED3', 'INLINE1']:
+        ws.append([text])
     wb.save(path)
+    # The XML's own line breaks may be CRLF or a lone CR (as Windows tools write them), which
+    # XML reads as one line feed before any escape is decoded.
     shared_strings(path, 'xl/worksheets/sheet1.xml', [
         '<si><t>line1_x000D_\nline2</t></si>',
         '<si><t>literal _x005F_x000D_ stays</t></si>',
+        '<si><t>ABC_x000D_\r\nDEF</t></si>',
+        '<si><t>lone\rCR</t></si>',
     ])
-    edit(path, 'xl/worksheets/sheet1.xml', [inline('INLINE0', '<t>tab_x0009_here</t>')])
+    edit(path, 'xl/worksheets/sheet1.xml', [
+        inline('INLINE0', '<t>tab_x0009_here</t>'),
+        inline('INLINE1', '<t>GHI_x000D_\r\nJKL</t>'),
+    ])
 
 
 def make_shapes(path):
