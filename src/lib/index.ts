@@ -5,6 +5,7 @@ export { WorkerTerminatedError, type EndCause } from './sessions/host';
 export type { CleanupReport } from './sessions/cleanup';
 export type { Settings } from './storage/settings';
 export { DEFAULT_SETTINGS } from './storage/settings';
+export { nextSessionName } from './storage/sessions';
 export { validateWorkspacePath, validateExistingPath, InvalidPathError } from './paths';
 export type { InputRequest, RunEvent, RunResult, RunError, MimeBundle, StartProgress, VariableInfo, WorkspaceEntry } from './worker-api';
 export * from './chat';

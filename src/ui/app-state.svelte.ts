@@ -1,5 +1,5 @@
 import { SvelteMap } from 'svelte/reactivity';
-import { ChangeSet, isShareLink, type Change, type SessionInfo, type SessionManager } from '../lib';
+import { ChangeSet, isShareLink, nextSessionName, type Change, type SessionInfo, type SessionManager } from '../lib';
 import { SessionView } from './session-view.svelte';
 import type { Reporter } from './reporter';
 import { AppPortability } from './app-portability.svelte';
@@ -236,7 +236,8 @@ export class AppState implements Reporter {
     const now = Date.now();
     const info: SessionInfo = {
       id,
-      name: `Session ${this.sessions.length + 1}`,
+      // Shown until the record is stored: storage names it, among every stored session.
+      name: nextSessionName(this.sessions.map((s) => s.name)),
       createdAt: now,
       lastActiveAt: now,
       variableCount: 0,
@@ -245,7 +246,7 @@ export class AppState implements Reporter {
       status: 'starting',
     };
     this.creating.add(id);
-    const created = this.manager.createSession(info.name, { id }).finally(() => this.creating.delete(id));
+    const created = this.manager.createSession(undefined, { id }).finally(() => this.creating.delete(id));
     const view = new SessionView(id, info, this.manager, this, created);
     this.views.set(id, view);
     this.sessions = [...this.sessions, info];

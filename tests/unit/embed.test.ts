@@ -18,7 +18,7 @@ import {
 } from '../../src/lib/embed';
 import { SHARE_VERSION, packShare } from '../../src/lib/portability/share-format';
 import { downloadAllWork } from '../../src/lib/portability';
-import { addSession, listSessionRecords, newSessionRecord } from '../../src/lib/storage/sessions';
+import { addNewSession, listSessionRecords } from '../../src/lib/storage/sessions';
 import { applyCleanup } from '../../src/lib/sessions/cleanup';
 import { unzipSync } from 'fflate';
 
@@ -113,7 +113,7 @@ describe("an embed's session", () => {
   });
   it("is kept apart from the person's sessions: not listed, not in Download all my work, and still in the cleanup policy", async () => {
     const manager = await device();
-    await addSession(manager.db, newSessionRecord('mine', 'Mine', 1));
+    await addNewSession(manager.db, 'mine', 'Mine', 1);
     const opened = await readEmbed(address({ id: 'a' }, ['print(1)']));
     const { sessionId } = await openEmbedSession(manager, { origin: 'https://pytabs.example', key: 'https://pytabs.example/embed/example.html' }, opened.options, opened.author, 2);
     expect((await listSessionRecords(manager.db)).map((r) => r.id)).toEqual(['mine']);

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { describe, it, expect, beforeEach } from 'vitest';
 import { openDb, SESSION_STORES, StorageGoneError, type PyTabsDB } from '../../src/lib/storage/db';
 import { commitChange } from '../../src/lib/storage/commit';
-import { getSession, newSessionRecord, putSession, deleteSessionData, listSessionRecords } from '../../src/lib/storage/sessions';
+import { addNewSession, getSession, newSessionRecord, putSession, deleteSessionData, listSessionRecords } from '../../src/lib/storage/sessions';
 import { listFileRecords, readAllFiles, readFileData } from '../../src/lib/storage/files';
 import { clearVariables, listVariableRecords, readRestoreState } from '../../src/lib/storage/variables';
 import { readSettings, writeSettings, DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
@@ -124,6 +124,23 @@ describe('RunCounts', () => {
     counts.add('a', 1);
     await counts.flush();
     expect((await getSession(db, 'a'))!.totalExecutions).toBe(3);
+  });
+});
+
+describe('new sessions', () => {
+  it('never share a name: each takes the next free "Session N" among the stored ones, also from two tabs at once', async () => {
+    await putSession(db, newSessionRecord('4', 'Session 4', 2000));
+    // Two tabs: two connections to the same database, each making three sessions at once.
+    const other = await openDb(db.name);
+    const made = await Promise.all([db, other, db, other, db, other].map((tab, i) => addNewSession(tab, `new-${i}`)));
+    other.close();
+    const names = (await listSessionRecords(db)).map((r) => r.name);
+    expect(made.map((r) => r.name).sort()).toEqual(['Session 10', 'Session 5', 'Session 6', 'Session 7', 'Session 8', 'Session 9']);
+    expect(new Set(names).size).toBe(names.length);
+    // A name given is kept as it is, and an id in use is refused without touching its session.
+    expect((await addNewSession(db, 'named', 'Session 5')).name).toBe('Session 5');
+    await expect(addNewSession(db, 'a')).rejects.toThrow();
+    expect((await getSession(db, 'a'))?.name).toBe('A');
   });
 });
 

@@ -1,6 +1,6 @@
 import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
 import { RoundHistory, SessionStore } from '../storage/session-store';
-import { addSession, deleteSessionData, getSession, listSessionRecords, newSessionRecord, updateSession } from '../storage/sessions';
+import { addNewSession, deleteSessionData, getSession, listSessionRecords, updateSession } from '../storage/sessions';
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
@@ -348,15 +348,13 @@ export class SessionManager {
   }
 
   /**
-   * Creates a session ("Session N" unless named). `id` lets a caller name the session before
+   * Creates a session; unnamed, it gets the next "Session N" no stored session has. `id` lets a caller name the session before
    * it exists (the page shows it at once); it must be new, e.g. `crypto.randomUUID()`.
    *
    * @example const s = await pytabs.createSession('Analysis');
    */
   async createSession(name?: string, { id = crypto.randomUUID() }: { id?: string } = {}): Promise<SessionInfo> {
-    const count = (await listSessionRecords(this.db)).length;
-    const record = newSessionRecord(id, cleanSessionName(name ?? `Session ${count + 1}`));
-    await addSession(this.db, record);
+    const record = await addNewSession(this.db, id, name == null ? undefined : cleanSessionName(name));
     this.changed(id, ['record']);
     return this.info(record);
   }

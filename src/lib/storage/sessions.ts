@@ -1,4 +1,4 @@
-import { SESSION_STORES, sessionRange, type PyTabsDB, type SessionRecord } from './db';
+import { SESSION_STORES, sessionRange, type ImportRecord, type PyTabsDB, type SessionRecord } from './db';
 import { sessionPrefsKey } from './assistant-settings';
 
 export function newSessionRecord(id: string, name: string, now = Date.now()): SessionRecord {
@@ -21,9 +21,27 @@ export async function putSession(db: PyTabsDB, record: SessionRecord): Promise<v
   await db.put('sessions', record);
 }
 
-/** Stores a new session; refuses an id already in use, so a caller-chosen id cannot replace a session. */
-export async function addSession(db: PyTabsDB, record: SessionRecord): Promise<void> {
-  await db.add('sessions', record);
+/** "Session N" for the Nth of the person's sessions, or the first N above it that no session has. */
+export function nextSessionName(names: readonly string[]): string {
+  const taken = new Set(names);
+  let n = names.length + 1;
+  while (taken.has(`Session ${n}`)) n++;
+  return `Session ${n}`;
+}
+
+/**
+ * Stores a new session named `name`, else the next free "Session N" among the person's
+ * sessions, read in the add's own transaction: readwrite transactions on the store run one
+ * at a time, so two tabs or two quick clicks never get the same name. Refuses an id already
+ * in use, so a caller-chosen id cannot replace a session.
+ */
+export async function addNewSession(db: PyTabsDB, id: string, name?: string, now = Date.now()): Promise<SessionRecord> {
+  const tx = db.transaction(['sessions', 'imports'], 'readwrite');
+  const sessions = tx.objectStore('sessions');
+  const [all, marks] = await Promise.all([sessions.getAll(), tx.objectStore('imports').getAllKeys()]);
+  const record = newSessionRecord(id, name ?? nextSessionName(personal(all, marks).map((r) => r.name)), now);
+  await Promise.all([sessions.add(record), tx.done]);
+  return record;
 }
 
 export function getSession(db: PyTabsDB, id: string): Promise<SessionRecord | undefined> {
@@ -43,8 +61,13 @@ export async function listSessionRecords(db: PyTabsDB, { embeds = false }: { emb
     embeds ? [] : tx.objectStore('imports').getAllKeys(),
     tx.done,
   ]);
-  const embedded = new Set(marks.filter(([, kind]) => kind === 'embed').map(([sessionId]) => sessionId));
-  return all.filter((r) => !embedded.has(r.id)).sort((a, b) => a.createdAt - b.createdAt);
+  return personal(all, marks).sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** The records that are not an embed's, by the embed marks among the `imports` store's keys. */
+function personal(records: SessionRecord[], importKeys: [string, ImportRecord['kind']][]): SessionRecord[] {
+  const embedded = new Set(importKeys.filter(([, kind]) => kind === 'embed').map(([sessionId]) => sessionId));
+  return records.filter((r) => !embedded.has(r.id));
 }
 
 /** Applies `change` to the stored record inside one transaction; throws if the session is gone. */
