@@ -92,6 +92,21 @@ function workbook(marker: string, rows: number): Buffer {
   return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
 }
 
+test('"New session" clicked while the page still loads (a phone, CPU slowed 4x) makes a session with a name of its own', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await throttle(page, 4);
+  await page.goto('/');
+  // Clicked the moment it is there, before the page has read the (empty) list and made its
+  // first session: a pointer click first waits two frames for the button to hold still, and
+  // by then the load is over.
+  await page.getByRole('button', { name: 'New session' }).dispatchEvent('click');
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  const stored = await page.evaluate(async () => (await window.pytabs!.listSessions()).map((s) => s.name));
+  expect(stored.sort()).toEqual(['Session 1', 'Session 2']);
+  for (const name of stored) await expect(tab(page, name)).toHaveCount(1);
+  await throttle(page, 1);
+});
+
 test('a file attached right after "New session" goes with the new session\'s first message', async ({ page }) => {
   await openApp(page);
   await expect(tab(page, 'Session 1')).toHaveAttribute('aria-selected', 'true');
