@@ -472,13 +472,16 @@ async function main() {
   for (const row of rows) {
     row.ratio = row.base == null ? null : row.value / row.base;
     row.met = row.target == null ? null : row.ratio <= row.target && row.extra !== false;
+    // A guard is a bound that must hold (else something regressed), a target a ratio aimed at;
+    // a reported row has none, and its `why` says what decides it when the runtimes do, not the app.
+    row.status ??= row.target == null ? 'reported' : 'target';
   }
   const lines = [
-    '| id | what | PyTabs | baseline | ratio | target | met |',
-    '|---|---|---|---|---|---|---|',
+    '| id | what | PyTabs | baseline | ratio | target | met | status |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${r.base == null ? '-' : `${fmt(r.base, r.unit)} (${r.baseName})`} | ${r.ratio == null ? '-' : r.ratio.toFixed(2)} | ${r.target == null ? 'none' : `≤ ${r.target}`} | ${r.met == null ? '-' : r.met ? 'yes' : 'no'} |`,
+        `| ${r.id} | ${r.what} | ${fmt(r.value, r.unit)} | ${r.base == null ? '-' : `${fmt(r.base, r.unit)} (${r.baseName})`} | ${r.ratio == null ? '-' : r.ratio.toFixed(2)} | ${r.target == null ? 'none' : `≤ ${r.target}`} | ${r.met == null ? '-' : r.met ? 'yes' : 'no'} | ${r.why ? `${r.status} (${r.why})` : r.status} |`,
     ),
   ];
   console.log(lines.join('\n'));
