@@ -83,6 +83,24 @@ test('four sessions started at once each run with their own values', async ({ pe
   }
 });
 
+test('sessions made at once (two through the API, one by New session meanwhile) never share a name', ANY_HOST, async ({ person, host }) => {
+  await person.open(host.url);
+  await person.find({ role: 'heading', name: 'Session 1' });
+  const made = person.page.evaluate(async () => {
+    type Api = { createSession(): Promise<{ name: string }> };
+    const api = (window as unknown as { pytabs: Api }).pytabs;
+    return (await Promise.all([api.createSession(), api.createSession()])).map((s) => s.name);
+  });
+  await person.click({ role: 'button', name: 'New session' });
+  expect(new Set(await made).size).toBe(2);
+  const names = await person.page.evaluate(async () => {
+    type Api = { listSessions(): Promise<{ name: string }[]> };
+    return (await (window as unknown as { pytabs: Api }).pytabs.listSessions()).map((s) => s.name);
+  });
+  expect(names.sort()).toEqual(['Session 1', 'Session 2', 'Session 3', 'Session 4']);
+  for (const name of names) await person.find(tab(name));
+});
+
 test('a new session after a pause starts on the Python the spare worker loaded meanwhile, and has only its own names', ANY_HOST, async ({ person, host }) => {
   await person.open(host.url);
   await person.send("mine = 'session 1'");
