@@ -109,7 +109,7 @@ describe('turtle in a session', () => {
         'turtle.update()',
     );
     expect(outcome.status).toBe('ok');
-    const bounds = pyodide.runPython('(turtle.getcanvas()._points, turtle.getcanvas().dropped)').toJs() as number[];
+    const bounds = pyodide.runPython('(turtle.Screen()._picture._points, turtle.Screen()._picture.dropped)').toJs() as number[];
     expect(bounds[0]).toBeLessThanOrEqual(100_000);
     expect(bounds[1]).toBeGreaterThan(0);
     expect(pictures().at(-1)?.bundle['text/plain']).toMatch(/the first [\d,]+ items left out/);
@@ -211,7 +211,7 @@ describe('turtle in a session', () => {
   it('draws a registered polygon as CPython does: its +y along the heading', async () => {
     await run("import turtle\nturtle.done()\nturtle.register_shape('kite', ((-5, 0), (0, 20), (5, 0)))\nk = turtle.Turtle('kite')\nk.left(90)");
     // The canvas points CPython's Tk turtle gives this kite heading north, then east.
-    const sprite = () => (pyodide.runPython("turtle.update()\nlist(turtle.getcanvas().sprites[k._id]['pts'])").toJs() as number[]).map((v) => Math.round(v) + 0);
+    const sprite = () => (pyodide.runPython("turtle.update()\nlist(turtle.Screen()._picture.sprites[k._id]['pts'])").toJs() as number[]).map((v) => Math.round(v) + 0);
     expect(sprite()).toEqual([-5, 0, 0, -20, 5, 0]);
     await run('k.right(90)');
     expect(sprite()).toEqual([0, -5, 20, 0, 0, 5]);
