@@ -667,6 +667,8 @@ def _paint(color: str) -> str:
 
 
 _measuring: Any = None
+# Whole-pixel advances by font and character: measuring is a call into the browser.
+_advances: dict[str, dict[str, int]] = {}
 
 
 def _text_width(text: str, family: str, size: float, style: str) -> int:
@@ -674,8 +676,9 @@ def _text_width(text: str, family: str, size: float, style: str) -> int:
 
     Tk sets a font of size points at a whole number of pixels (a negative size is pixels), here
     at 96 per inch as the page's CSS pixels; the browser resolves the family as Tk does through
-    the system's fonts. Outside a browser (Node, no OffscreenCanvas) an average glyph is taken as
-    half the size's pixels.
+    the system's fonts. Tk's fonts advance by whole pixels, glyph by glyph, without kerning, so
+    each character is measured alone and rounded. Outside a browser (Node, no OffscreenCanvas) an
+    average glyph is taken as half the size's pixels.
     """
     global _measuring
     pixels = -size if size < 0 else int(size * 96 / 72 + 0.5)
@@ -690,8 +693,14 @@ def _text_width(text: str, family: str, size: float, style: str) -> int:
         return round(len(text) * pixels * 0.5)
     slant = 'italic ' if 'italic' in style else ''
     weight = 'bold ' if 'bold' in style else ''
-    _measuring.font = f'{slant}{weight}{pixels}px {json.dumps(family)}'
-    return round(_measuring.measureText(text).width)
+    font = f'{slant}{weight}{pixels}px {json.dumps(family)}'
+    advances = _advances.setdefault(font, {})
+    missing = set(text) - advances.keys()
+    if missing:
+        _measuring.font = font
+        for char in missing:
+            advances[char] = round(_measuring.measureText(char).width)
+    return sum(advances[char] for char in text)
 
 
 def _no_tk(what: str) -> TurtleGraphicsError:
