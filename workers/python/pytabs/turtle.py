@@ -411,10 +411,11 @@ class TurtleScreen:
         path = os.fspath(filename)
         if not path.lower().endswith('.svg'):
             raise _no_tk(f'save({path!r}) as PostScript; save the drawing as .svg instead')
-        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise FileNotFoundError(f"The directory '{os.path.dirname(path)}' to save to does not exist. Cannot save to it.")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f'There is no folder {folder!r} to save the drawing in.')
         if not overwrite and os.path.exists(path):
-            raise FileExistsError(f"The file '{path}' already exists. To overwrite it use the 'overwrite=True' argument of the save function.")
+            raise FileExistsError(f'{path!r} exists already: save(..., overwrite=True) replaces it.')
         self.update()
         with open(path, 'w', encoding='utf-8') as file:
             file.write(self._picture.svg())
@@ -727,18 +728,27 @@ def _stamp_items(stamp: Any) -> list[int]:
 
 class _UndoBuffer:
     """CPython's undo buffer: the last `size` actions of a turtle, newest last. An entry is a
-    tuple (action, data...), or a list ['seq', entries...] that one call (circle, write, dot
-    in several steps) undoes at once: while `cumulate` is set, pushes join the newest list."""
+    tuple (action, data...), or a list ['seq', entries...] that one call (a circle, a write)
+    undoes at once: between begin_sequence() and end_sequence(), pushes join that list."""
 
     def __init__(self, size: int) -> None:
         self.entries: deque[Any] = deque(maxlen=size)
-        self.cumulate = False
+        # Pushed at every step of every turtle: a C method, not a Python one.
+        self.push: Callable[[Any], None] = self.entries.append
 
-    def push(self, entry: Any) -> None:
-        if self.cumulate and self.entries:
-            self.entries[-1].append(entry)
-        else:
-            self.entries.append(entry)
+    def begin_sequence(self) -> None:
+        sequence: list[Any] = ['seq']
+        self.entries.append(sequence)
+        self.push = sequence.append
+
+    def end_sequence(self) -> None:
+        self.push = self.entries.append
+
+    def copy(self) -> _UndoBuffer:
+        """A copy with copies of the entries, as a clone gets (CPython deep-copies the turtle)."""
+        twin = _UndoBuffer(self.entries.maxlen or 0)
+        twin.entries.extend(copy.deepcopy(list(self.entries)))
+        return twin
 
     def pop(self) -> Any:
         return self.entries.pop() if self.entries else None
@@ -965,13 +975,15 @@ class RawTurtle:
             side, turn = -side, -turn
         speed = self._speed
         self._begin_undo_sequence()
-        # CPython animates the sides and not the turns between them.
-        self._turn(turn / 2, animated=False)
-        for _ in range(steps):
-            self._move_to(self._position + self._orient * side, speed=speed)
-            self._turn(turn, animated=False)
-        self._turn(-turn / 2, animated=False)
-        self._end_undo_sequence()
+        try:
+            # CPython animates the sides and not the turns between them.
+            self._turn(turn / 2, animated=False)
+            for _ in range(steps):
+                self._move_to(self._position + self._orient * side, speed=speed)
+                self._turn(turn, animated=False)
+            self._turn(-turn / 2, animated=False)
+        finally:
+            self._end_undo_sequence()
 
     def _turn(self, angle: float, animated: bool = True) -> None:
         if self._undo is not None:
@@ -996,12 +1008,13 @@ class RawTurtle:
         speed = self._speed if speed is None else speed
         screen = self.screen
         if self._undo is not None:
+            # CPython keeps copies of the line's points and of the turtle's items. Here both only
+            # grow at their ends until this move is undone (undo goes newest first), so their
+            # lengths are enough, and a step's cost stays flat.
             line = screen._picture.items.get(self._line) if self._line is not None else None
-            line_state = None if line is None else {key: line[key] for key in ('color', 'tkcolor', 'width') if key in line}
-            if line_state is not None:
-                line_state['pts'] = list(line['pts'])
+            line_state = None if line is None else (len(line['pts']), line['color'], line.get('tkcolor'), line['width'])
             self._undo.push(('go', start, end, (self._drawing, self._fillpath is not None),
-                             (self._line, self._line_points, line_state, self._items[:])))
+                             (self._line, self._line_points, line_state, len(self._items))))
         if speed and screen._tracing == 1 and (self._drawing or self._shown):
             span = math.hypot((end[0] - start[0]) * screen.xscale, (end[1] - start[1]) * screen.yscale)
             hops = 1 + int(span / (3 * (1.1**speed) * speed))
@@ -1265,33 +1278,34 @@ class RawTurtle:
         text = str(arg)
         x, y = self._canvas(self._position)
         self._begin_undo_sequence()
-        item = self.screen._picture.add(
-            {'kind': 'text', 'owner': self._id, 'x': x - 1, 'y': y, 'text': text, 'align': align,
-             'font': [str(family), abs(size), str(style)], 'color': _paint(self._pencolor), 'tkcolor': self._pencolor}
-        )
-        self._items.append(item)
-        if self._undo is not None:
-            self._undo.push(('wri', item))
-        if move:
-            # Where Tk's canvas ends the text (its bounding box's right edge, less 1): the anchor
-            # point on a whole pixel, the text's whole-pixel width left of it, centred or right of
-            # it. CPython moves to that canvas x as if it were a turtle x (the same unless in world mode).
-            width = _text_width(text, str(family), size, str(style))
-            anchor = math.floor(x - 1 + 0.5)
-            end = {'left': anchor + width, 'center': anchor - width // 2 + width, 'right': anchor}[align]
-            self.goto(end, self._position[1])
-        self._end_undo_sequence()
+        try:
+            item = self.screen._picture.add(
+                {'kind': 'text', 'owner': self._id, 'x': x - 1, 'y': y, 'text': text, 'align': align,
+                 'font': [str(family), abs(size), str(style)], 'color': _paint(self._pencolor), 'tkcolor': self._pencolor}
+            )
+            self._items.append(item)
+            if self._undo is not None:
+                self._undo.push(('wri', item))
+            if move:
+                # Where Tk's canvas ends the text (its bounding box's right edge, less 1): the anchor
+                # point on a whole pixel, the text's whole-pixel width left of it, centred or right of
+                # it. CPython moves to that canvas x as if it were a turtle x (the same unless in world mode).
+                width = _text_width(text, str(family), size, str(style))
+                anchor = math.floor(x - 1 + 0.5)
+                end = {'left': anchor + width, 'center': anchor - width // 2 + width, 'right': anchor}[align]
+                self.goto(end, self._position[1])
+        finally:
+            self._end_undo_sequence()
         self.screen._frame(False)
 
     def _begin_undo_sequence(self) -> None:
         """The actions from here to _end_undo_sequence() go in one entry: one undo() takes them all back."""
         if self._undo is not None:
-            self._undo.push(['seq'])
-            self._undo.cumulate = True
+            self._undo.begin_sequence()
 
     def _end_undo_sequence(self) -> None:
         if self._undo is not None:
-            self._undo.cumulate = False
+            self._undo.end_sequence()
 
     def stamp(self) -> Any:
         """Leaves a copy of the turtle's shape here; returns its id for clearstamp() (a tuple for a compound shape)."""
@@ -1500,7 +1514,7 @@ class RawTurtle:
         # CPython's clone is a deep copy: it holds the same drawings (its clear() deletes them too)
         # and stamps, and a copy of the undo buffer; its own first line is not among its items.
         twin._items, twin._stamps = self._items[:], self._stamps[:]
-        twin._undo = copy.deepcopy(self._undo)
+        twin._undo, twin._undobuffersize = None if self._undo is None else self._undo.copy(), self._undobuffersize
         twin._fillpath = None if self._fillpath is None else self._fillpath[:]
         twin._fill_item = self._fill_item
         twin._poly = None if self._poly is None else self._poly[:]
@@ -1589,15 +1603,17 @@ class RawTurtle:
     def _undo_move(self, start: Vec2D, end: Vec2D, modes: tuple[bool, bool], line_then: tuple[Any, ...]) -> None:
         """Takes back a move: its line as it was before (newer lines go), the turtle back at start."""
         drawing, filling = modes
-        line, line_points, line_state, items = line_then
+        line, line_points, line_state, item_count = line_then
         screen = self.screen
         picture = screen._picture
         self._line, self._line_points = line, line_points
-        if line_state is not None:
-            picture.update(line, **line_state)
-        newer = [i for i in self._items if i not in items and picture.items.get(i, {}).get('kind') == 'line']
+        drawn = picture.items.get(line)
+        if line_state is not None and drawn is not None:
+            points, color, tkcolor, width = line_state
+            picture.update(line, pts=drawn['pts'][:points], color=color, tkcolor=tkcolor, width=width)
+        newer = [i for i in self._items[item_count:] if picture.items.get(i, {}).get('kind') == 'line']
         picture.remove(newer)
-        self._items = [i for i in self._items if i not in newer]
+        self._items = self._items[:item_count] + [i for i in self._items[item_count:] if i not in newer]
         if self._speed and screen._tracing == 1:
             span = math.hypot((start[0] - end[0]) * screen.xscale, (start[1] - end[1]) * screen.yscale)
             hops = 1 + int(span / (3 * (1.1**self._speed) * self._speed))
