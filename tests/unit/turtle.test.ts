@@ -246,6 +246,19 @@ describe('turtle in a session', () => {
     await run('import os\nos.remove("bg.png")');
   });
 
+  it('draws a compound shape part by part, on the turtle and in its stamps', async () => {
+    const outcome = await run(
+      "import turtle\nturtle.done()\nlayers = turtle.Shape('compound')\nlayers.addcomponent(((0, 0), (10, 0), (0, 10)), 'red', 'black')\n" +
+        "layers.addcomponent(((0, 0), (-10, 0), (0, -10)), (0, 0, 1))\nturtle.register_shape('layers', layers)\nturtle.shape('layers')\nturtle.stamp()\nturtle.forward(30)",
+    );
+    expect(outcome.status).toBe('ok');
+    const svg = pictures().at(-1)!.bundle['image/svg+xml'];
+    // Heading east, the shape's +y points along +x: (10, 0) to the turtle's right is (0, 10) down the canvas.
+    expect(svg).toContain('<polygon points="0,0 0,10 10,0" fill="#ff0000" stroke="#000000"');
+    expect(svg).toContain('<polygon points="0,0 0,-10 -10,0" fill="#0000ff" stroke="#0000ff"');
+    expect(svg).toContain('<polygon points="30,0 30,10 40,0" fill="#ff0000" stroke="#000000"');
+  });
+
   it('lets a turtle.py in the workspace come first, as in CPython', async () => {
     await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');
     expect(pyodide.runPython('mine')).toBe(true);
