@@ -79,7 +79,11 @@ export class SessionView {
     return this.turtlePictures.get(`${roundId}/${screen}`);
   }
 
-  /** The round whose turtle reacts to clicks and keys on its drawing (its run's mainloop waits for them). */
+  /**
+   * The round whose turtle reacts to clicks and keys on its drawing: its run's mainloop says so
+   * in the round's own turtle changes (TurtlePicture.listening), never guessed from which round
+   * runs when a request comes (a finished round stays live until it is stored).
+   */
   turtleListening = $state<string | null>(null);
   private readonly turtleEvents = new TurtleEvents();
 
@@ -132,7 +136,7 @@ export class SessionView {
    * this page is running (the assistant's code never asks).
    */
   readonly inputRound = $derived(
-    this.input ? (this.live.filter((r) => r.kind !== 'ask').sort((a, b) => a.seq - b.seq)[0]?.id ?? null) : null,
+    this.input ? (this.live.filter((r) => r.kind !== 'ask' && r.state === 'running').sort((a, b) => a.seq - b.seq)[0]?.id ?? null) : null,
   );
 
   constructor(
@@ -272,8 +276,6 @@ export class SessionView {
       this.turtleEvents.stop();
       return;
     }
-    // From the first turtle request the round's drawing takes clicks and keys until the round ends.
-    this.turtleListening = this.inputRound;
     this.turtleEvents.wait(request, (line) => {
       if (this.input?.id === request.id) this.answerInput(request.id, line);
     });
@@ -353,6 +355,14 @@ export class SessionView {
     );
   }
 
+  /** Makes round `roundId` the one whose drawing takes clicks and keys while one of its screens says it listens. */
+  private noteListening(roundId: string, key: string, picture: TurtlePicture): void {
+    const prefix = `${roundId}/`;
+    const listens = picture.listening || [...this.turtlePictures].some(([k, p]) => k !== key && k.startsWith(prefix) && p.listening);
+    if (listens) this.turtleListening = roundId;
+    else if (this.turtleListening === roundId) this.turtleListening = null;
+  }
+
   /**
    * Runs a round and draws it while it runs, at most once per frame (output can stream faster
    * than the screen updates); the finished round joins the stored ones.
@@ -378,6 +388,7 @@ export class SessionView {
           latest = r;
           if (event.type === 'turtle_live' && event.picture) {
             const key = `${r.id}/${event.screen}`;
+            this.noteListening(r.id, key, event.picture);
             // A screen's later changes leave the round as it was: its canvas redraws itself (TurtleCanvas).
             if (this.turtlePictures.get(key) === event.picture) return;
             this.turtlePictures.set(key, event.picture);

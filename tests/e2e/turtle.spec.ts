@@ -158,3 +158,40 @@ test('a turtle cell in an embed draws live, keeps its picture, and passes axe', 
   const axe = await new AxeBuilder({ page }).analyze();
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 });
+
+const DRAWN_SQUARE = 'import turtle\nturtle.speed(0)\nfor _ in range(4):\n    turtle.forward(80)\n    turtle.left(90)\nturtle.done()';
+const DRAWN_CIRCLE = 'import turtle\nturtle.speed(0)\nturtle.circle(50)\nturtle.done()';
+const KEYS_GAME = [
+  't = turtle.Turtle()',
+  't.speed(0)',
+  "turtle.onkey(lambda: print('up at', t.pos()) or t.forward(10), 'Up')",
+  "turtle.onkey(turtle.bye, 'q')",
+  'turtle.listen()',
+  'turtle.mainloop()',
+].join('\n');
+
+test('a game sent right after two finished drawings takes keys on its own drawing, with the CPU slowed 4x, ten times over', async ({ page }) => {
+  test.setTimeout(900_000);
+  await openApp(page);
+  // The session's first start is not what this tests: it starts before the CPU slows.
+  await send(page, 'import turtle');
+  await expect(reply(page, 1)).toContainText('Done in', FIRST_RUN);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  let n = 1;
+  for (let i = 0; i < 10; i++) {
+    // The next message goes as soon as the reply says it is done, as a person's does.
+    await send(page, DRAWN_SQUARE);
+    await expect(reply(page, ++n)).toContainText('Done in', { timeout: 60_000 });
+    await send(page, DRAWN_CIRCLE);
+    await expect(reply(page, ++n)).toContainText('Done in', { timeout: 60_000 });
+    await send(page, KEYS_GAME);
+    const game = reply(page, ++n);
+    const surface = game.getByRole('application', { name: `Turtle drawing, message ${n}, being drawn: click it or press keys` });
+    await expect(surface, `try ${i + 1}: the game's drawing takes keys`).toBeFocused({ timeout: 60_000 });
+    await page.keyboard.press('ArrowUp');
+    await expect(game).toContainText('up at (0.00,0.00)', { timeout: 60_000 });
+    await page.keyboard.press('q');
+    await expect(game).toContainText('Done in', { timeout: 60_000 });
+  }
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, type Person, type Target } from './person';
 
@@ -87,4 +88,45 @@ test('turtle: a click-and-keys game reacts to a click on the turtle and to keys 
   await person.find(picture(person, 1));
   await person.send('print(score)');
   await person.expectText(person.reply(2), 'Done in', FIRST_RUN);
+});
+
+// write(move=True) as CPython's Tk measures: the same texts and fonts, written at the same
+// places, with CPython's own turtle under Xvfb at 96 dots per inch (the page's CSS pixels) and
+// with PyTabs' in the engine, which measures with its canvas.
+const WRITES: [string, string, [string, number, string]][] = [
+  ['Hello, world', 'left', ['Arial', 8, 'normal']],
+  ['Hello, world', 'center', ['Arial', 24, 'bold']],
+  ['Turtle graphics 42', 'left', ['Arial', 12, 'italic']],
+  ['ink', 'center', ['Arial', 30, 'normal']],
+  ['Hello, world', 'right', ['Arial', 8, 'normal']],
+];
+const WRITE_PROGRAM = [
+  'import json, turtle',
+  't = turtle.Turtle()',
+  't.speed(0)',
+  't.penup()',
+  'ends = []',
+  `for text, align, font in ${JSON.stringify(WRITES)}:`,
+  '    t.goto(10.3, 0)',
+  '    t.write(text, move=True, align=align, font=tuple(font))',
+  '    ends.append(t.xcor())',
+  "print('ends', json.dumps(ends))",
+].join('\n');
+
+function cpythonEnds(): number[] {
+  const out = execFileSync('xvfb-run', ['-a', '-s', '-screen 0 1280x1024x24 -dpi 96', '/usr/bin/python3', '-c', WRITE_PROGRAM], { encoding: 'utf8' });
+  return JSON.parse(/^ends (.*)$/m.exec(out)![1]) as number[];
+}
+
+test("turtle: write(move=True) moves the turtle to the text's end as CPython's Tk measures it", async ({ person, host }) => {
+  const expected = cpythonEnds();
+  // CPython's own numbers: 'Hello, world' in ("Arial", 8) is 56 pixels wide in Liberation Sans at 11 pixels.
+  expect(expected[0]).toBe(65);
+  await person.open(host.url);
+  await person.send(WRITE_PROGRAM);
+  await person.expectText(person.reply(1), 'ends [', FIRST_RUN);
+  const text = (await person.text(person.reply(1)))!;
+  const ends = JSON.parse(/ends (\[[^\]]*\])/.exec(text)![1]) as number[];
+  console.log(`write(move=True) ends: CPython ${JSON.stringify(expected)}, PyTabs ${JSON.stringify(ends)}`);
+  for (const [i, end] of ends.entries()) expect([WRITES[i], end]).toEqual([WRITES[i], expected[i]]);
 });

@@ -29,9 +29,11 @@ TURTLE_CALLS = (
     'forward fd back bk backward left lt right rt goto setpos setposition setx sety setheading seth home '
     'circle dot stamp penup pu up pendown pd down pensize width pencolor fillcolor color begin_fill end_fill '
     'write hideturtle ht showturtle st speed reset clear degrees radians shape shapesize pen position pos '
-    'heading distance towards xcor ycor isdown isvisible filling clearstamp clearstamps teleport'
+    'heading distance towards xcor ycor isdown isvisible filling clearstamp clearstamps teleport undo undobufferentries '
+    'setundobuffer tilt tiltangle shearfactor shapetransform get_shapepoly clone'
 ).split()
-SCREEN_CALLS = 'bgcolor colormode mode tracer update setup title screensize clear reset mainloop done exitonclick bye'.split()
+SCREEN_CALLS = ('bgcolor colormode mode tracer update setup title screensize clear clearscreen reset mainloop done '
+                'exitonclick bye').split()
 STOPS_HERE = {'mainloop', 'done', 'exitonclick', 'bye'}
 
 
@@ -115,6 +117,9 @@ class Recorder:
             return
         t = target
         self.screen = t.getscreen()
+        if name == 'stamp':
+            # A stamp's id is its canvas item's number, which each implementation counts its own way.
+            result = 'stamp id'
         self.steps.append([
             self._index(t), name, plain(result),
             plain(t.position()), t.heading(), t.isdown(), plain(t.pencolor()), plain(t.fillcolor()),
@@ -124,9 +129,11 @@ class Recorder:
     def drawn(self) -> list[list[list[Any]]]:
         if self.screen is None:
             return []
-        canvas = self.screen.getcanvas()
-        read = _read_tk if hasattr(canvas, 'find_all') else _read_pytabs
-        return [read(self.screen, canvas, t) for t in self.turtles]
+        # PyTabs' screen keeps its picture (it has no Tk canvas); CPython's has a Tk canvas.
+        picture = getattr(self.screen, '_picture', None)
+        if picture is not None:
+            return [_read_pytabs(self.screen, picture, t) for t in self.turtles]
+        return [_read_tk(self.screen, self.screen.getcanvas(), t) for t in self.turtles]
 
 
 def _hex_tk(canvas: Any, color: str) -> str:
@@ -168,8 +175,10 @@ def _read_tk(screen: Any, canvas: Any, turtle: Any) -> list[list[Any]]:
 
 def _read_pytabs(screen: Any, picture: Any, turtle: Any) -> list[list[Any]]:
     out: list[list[Any]] = []
-    for item in picture.items.values():
-        if item.get('owner') != turtle._id or item.get('stamp'):
+    # As CPython's side reads a turtle's items (a clone's start with its original's).
+    for item_id in turtle._items:
+        item = picture.items.get(item_id)
+        if item is None:
             continue
         if item['kind'] == 'line':
             out += _segments(_world(screen, item['pts']), item['color'], float(item['width']))

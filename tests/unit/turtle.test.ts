@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
@@ -109,7 +110,7 @@ describe('turtle in a session', () => {
         'turtle.update()',
     );
     expect(outcome.status).toBe('ok');
-    const bounds = pyodide.runPython('(turtle.getcanvas()._points, turtle.getcanvas().dropped)').toJs() as number[];
+    const bounds = pyodide.runPython('(turtle.Screen()._picture._points, turtle.Screen()._picture.dropped)').toJs() as number[];
     expect(bounds[0]).toBeLessThanOrEqual(100_000);
     expect(bounds[1]).toBeGreaterThan(0);
     expect(pictures().at(-1)?.bundle['text/plain']).toMatch(/the first [\d,]+ items left out/);
@@ -211,15 +212,125 @@ describe('turtle in a session', () => {
   it('draws a registered polygon as CPython does: its +y along the heading', async () => {
     await run("import turtle\nturtle.done()\nturtle.register_shape('kite', ((-5, 0), (0, 20), (5, 0)))\nk = turtle.Turtle('kite')\nk.left(90)");
     // The canvas points CPython's Tk turtle gives this kite heading north, then east.
-    const sprite = () => (pyodide.runPython("turtle.update()\nlist(turtle.getcanvas().sprites[k._id]['pts'])").toJs() as number[]).map((v) => Math.round(v) + 0);
+    const sprite = () => (pyodide.runPython("turtle.update()\nlist(turtle.Screen()._picture.sprites[k._id]['pts'])").toJs() as number[]).map((v) => Math.round(v) + 0);
     expect(sprite()).toEqual([-5, 0, 0, -20, 5, 0]);
     await run('k.right(90)');
     expect(sprite()).toEqual([0, -5, 20, 0, 0, 5]);
+  });
+
+  it('draws with a new module turtle after clearscreen(), as CPython does, and record() has it', async () => {
+    const outcome = await run('import turtle\nturtle.done()\nturtle.forward(50)\nturtle.left(90)\nturtle.clearscreen()\nturtle.forward(30)\nturtle.done()');
+    expect(outcome.status).toBe('ok');
+    expect(pictures().at(-1)?.bundle['image/svg+xml']).toContain('<polyline points="0,0 30,0"');
+    const recorded = pyodide.runPython("import json\njson.dumps(turtle.record())") as string;
+    const { lines, turtles } = JSON.parse(recorded) as { lines: unknown[]; turtles: { position: number[]; heading: number }[] };
+    expect(lines).toEqual([[[0, 0], [30, 0], 'black', 1]]);
+    expect(turtles).toEqual([expect.objectContaining({ position: [30, 0], heading: 0 })]);
+  });
+
+  it('shows a workspace GIF or PNG behind the drawing with bgpic(), and says which is missing', async () => {
+    // A real 3 × 2 PNG, written by Python's own zlib: one red row, one blue.
+    const png =
+      "import struct, zlib\ndef chunk(kind, data):\n    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))\n" +
+      "rows = b'\\x00' + b'\\xff\\x00\\x00' * 3 + b'\\x00' + b'\\x00\\x00\\xff' * 3\n" +
+      "open('bg.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 3, 2, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))\n";
+    const outcome = await run(png + "import turtle\nturtle.done()\nbefore = turtle.bgpic()\nturtle.bgpic('bg.png')\nafter = turtle.bgpic()\nturtle.forward(5)");
+    expect(outcome.status).toBe('ok');
+    expect(pyodide.runPython('(before, after)').toJs()).toEqual(['nopic', 'bg.png']);
+    const svg = pictures().at(-1)!.bundle['image/svg+xml'];
+    expect(svg).toMatch(/<image href="data:image\/png;base64,iVBORw0KGgo[^"]*" x="-1.5" y="-1" width="3" height="2"\/>/);
+    const missing = await run("turtle.bgpic('nowhere.gif')");
+    expect(missing.error?.traceback).toContain("FileNotFoundError: [Errno 44] No such file or directory: 'nowhere.gif'");
+    await run("turtle.bgpic('nopic')\nturtle.forward(5)");
+    expect(pictures().at(-1)!.bundle['image/svg+xml']).not.toContain('<image');
+    await run('import os\nos.remove("bg.png")');
+  });
+
+  it('draws a compound shape part by part, on the turtle and in its stamps', async () => {
+    const outcome = await run(
+      "import turtle\nturtle.done()\nlayers = turtle.Shape('compound')\nlayers.addcomponent(((0, 0), (10, 0), (0, 10)), 'red', 'black')\n" +
+        "layers.addcomponent(((0, 0), (-10, 0), (0, -10)), (0, 0, 1))\nturtle.register_shape('layers', layers)\nturtle.shape('layers')\nturtle.stamp()\nturtle.forward(30)",
+    );
+    expect(outcome.status).toBe('ok');
+    const svg = pictures().at(-1)!.bundle['image/svg+xml'];
+    // Heading east, the shape's +y points along +x: (10, 0) to the turtle's right is (0, 10) down the canvas.
+    expect(svg).toContain('<polygon points="0,0 0,10 10,0" fill="#ff0000" stroke="#000000"');
+    expect(svg).toContain('<polygon points="0,0 0,-10 -10,0" fill="#0000ff" stroke="#0000ff"');
+    expect(svg).toContain('<polygon points="30,0 30,10 40,0" fill="#ff0000" stroke="#000000"');
   });
 
   it('lets a turtle.py in the workspace come first, as in CPython', async () => {
     await run('open("turtle.py", "w").write("MINE = True\\n")\nimport sys\nsys.modules.pop("turtle", None)\nimport turtle\nmine = turtle.MINE');
     expect(pyodide.runPython('mine')).toBe(true);
     await run('import os, sys\nos.remove("turtle.py")\nsys.modules.pop("turtle", None)');
+  });
+});
+
+// Names Python 3.14's turtle (Pyodide's Python) has beside Debian's 3.11 (which has settiltangle, gone in 3.13).
+const PYTHON_314_NAMES = ['teleport', 'fill', 'poly', 'no_animation', 'save'];
+// Each public name called in turn on one screen: the arguments a name needs, as Python.
+const CALLS = `
+import turtle
+ARGS = {
+    'RawTurtle': '(turtle.Screen(),)', 'RawPen': '(turtle.Screen(),)', 'Shape': "('polygon', ((0, 0), (5, 5), (5, 0)))",
+    'Vec2D': '(1, 2)', 'addshape': "('wedge', ((0, 0), (5, 5), (5, 0)))", 'register_shape': "('wedge', ((0, 0), (5, 5), (5, 0)))",
+    'back': '(10,)', 'backward': '(10,)', 'bk': '(10,)', 'fd': '(10,)', 'forward': '(10,)', 'circle': '(10,)',
+    'clearstamp': '(turtle.stamp(),)', 'distance': '(0, 0)', 'goto': '(0, 0)', 'setpos': '(0, 0)', 'setposition': '(0, 0)',
+    'left': '(10,)', 'lt': '(10,)', 'right': '(10,)', 'rt': '(10,)', 'seth': '(90,)', 'setheading': '(90,)',
+    'setx': '(5,)', 'sety': '(5,)', 'setundobuffer': '(100,)', 'tilt': '(5,)', 'settiltangle': '(5,)', 'towards': '(0, 0)',
+    'write': "('x',)", 'teleport': '(1, 1)', 'title': "('names',)", 'onclick': '(None,)', 'ondrag': '(None,)',
+    'onrelease': '(None,)', 'onscreenclick': '(None,)', 'onkey': "(None, 'a')", 'onkeypress': "(None, 'a')",
+    'onkeyrelease': "(None, 'a')", 'ontimer': '(lambda: None, 0)', 'numinput': "('t', 'p')", 'textinput': "('t', 'p')",
+    'save': "('names.svg',)", 'setworldcoordinates': '(-100, -100, 100, 100)', 'write_docstringdict': "('names_docs',)",
+}
+TK_ONLY = {'getcanvas', 'ScrolledCanvas'}
+CONTEXTS = {'fill', 'poly', 'no_animation'}
+
+def outcome(name):
+    thing = getattr(turtle, name)
+    args = eval(ARGS.get(name, '()'))
+    try:
+        if name in CONTEXTS:
+            with thing(*args):
+                turtle.forward(1)
+        elif name == 'Terminator':
+            raise thing('a closed window')
+        else:
+            thing(*args)
+    except turtle.Terminator:
+        return 'works'
+    except turtle.TurtleGraphicsError as error:
+        return 'no Tk window' if 'PyTabs has no Tk window' in str(error) else f'TurtleGraphicsError: {error}'
+    except Exception as error:
+        return f'{type(error).__name__}: {error}'
+    return 'works'
+
+def outcomes(names):
+    found = {name: outcome(name) if hasattr(turtle, name) else 'missing' for name in names}
+    found['__all__'] = sorted(set(names) - set(turtle.__all__))
+    for expr in ('turtle.Screen().cv', 'turtle.Screen().getcanvas()'):
+        try:
+            eval(expr)
+            found[expr] = 'works'
+        except turtle.TurtleGraphicsError as error:
+            found[expr] = 'no Tk window' if 'PyTabs has no Tk window' in str(error) else str(error)
+    return found
+`;
+
+describe("CPython's turtle names", () => {
+  it('has every public name of CPython 3.11 and 3.14: each works, or says PyTabs has no Tk window (Tk-only names)', async () => {
+    const debian = JSON.parse(execFileSync('/usr/bin/python3', ['-c', 'import json, turtle; print(json.dumps(turtle.__all__))'], { encoding: 'utf8' })) as string[];
+    expect(debian.length).toBeGreaterThan(100);
+    const names = [...new Set([...debian, ...PYTHON_314_NAMES])].sort();
+    await run('import sys\nsys.modules.pop("turtle", None)\nimport turtle\nturtle.done()');
+    answers = [];
+    const outcome = await run(CALLS + `found = outcomes(${JSON.stringify(names)})\nimport os\nfor leftover in ('names.svg', 'names_docs.py'):\n    os.remove(leftover)`);
+    expect(outcome.status, outcome.error?.traceback).toBe('ok');
+    const found = plain<Record<string, unknown>>(pyodide.globals.get('found') as PyProxy);
+    const tkOnly = ['ScrolledCanvas', 'getcanvas', 'turtle.Screen().cv', 'turtle.Screen().getcanvas()'];
+    expect(Object.keys(found).length).toBe(names.length + 3);
+    expect(found['__all__']).toEqual([]);
+    for (const name of names.filter((n) => !tkOnly.includes(n))) expect([name, found[name]]).toEqual([name, 'works']);
+    for (const name of tkOnly) expect([name, found[name]]).toEqual([name, 'no Tk window']);
   });
 });

@@ -1,4 +1,4 @@
-import type { TurtleItem, TurtlePicture, TurtleSprite } from './picture';
+import type { TurtleImage, TurtleItem, TurtlePicture, TurtleShapePart, TurtleSprite } from './picture';
 
 /**
  * Draws a turtle picture on a 2D canvas, scaled to the canvas's width: what a run shows while it
@@ -14,6 +14,7 @@ export function drawPicture(ctx: CanvasRenderingContext2D, picture: TurtlePictur
     ctx.fillStyle = picture.bg;
     ctx.fillRect(x, y, w, h);
   }
+  if (picture.bgpic) drawImage(ctx, picture.bgpic, () => picture.version++);
   ctx.lineCap = 'round';
   ctx.lineJoin = 'round';
   for (const item of picture.items.values()) drawItem(ctx, item);
@@ -68,16 +69,34 @@ function drawItem(ctx: CanvasRenderingContext2D, item: TurtleItem): void {
   }
 }
 
+/** Decoded background pictures by their data URL: decoding takes a while, and the frame after it draws the picture. */
+const images = new Map<string, HTMLImageElement>();
+
+function drawImage(ctx: CanvasRenderingContext2D, image: TurtleImage, loaded: () => void): void {
+  let element = images.get(image.href);
+  if (!element) {
+    element = new Image();
+    element.onload = loaded;
+    element.src = image.href;
+    images.set(image.href, element);
+  }
+  if (element.complete && element.naturalWidth) ctx.drawImage(element, -image.width / 2, -image.height / 2, image.width, image.height);
+}
+
 function drawSprite(ctx: CanvasRenderingContext2D, sprite: TurtleSprite): void {
   if (sprite.trail && sprite.trail.pts.length >= 4) {
     path(ctx, sprite.trail.pts, false);
     stroke(ctx, sprite.trail.color, sprite.trail.width);
   }
-  if (sprite.pts.length < 6) return;
-  path(ctx, sprite.pts, true);
-  if (sprite.fill !== 'none') {
-    ctx.fillStyle = sprite.fill;
+  for (const part of sprite.parts ?? [sprite]) drawShapePart(ctx, part);
+}
+
+function drawShapePart(ctx: CanvasRenderingContext2D, part: TurtleShapePart): void {
+  if (part.pts.length < 6) return;
+  path(ctx, part.pts, true);
+  if (part.fill !== 'none') {
+    ctx.fillStyle = part.fill;
     ctx.fill('evenodd');
   }
-  stroke(ctx, sprite.outline, sprite.width);
+  stroke(ctx, part.outline, part.width);
 }

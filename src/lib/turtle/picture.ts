@@ -24,13 +24,25 @@ export type TurtleItem =
       color: string;
     };
 
-/** A turtle's own shape where it stands, with the line it is drawing during an animated step. */
-export interface TurtleSprite {
+/** A polygon of a turtle's shape, in canvas coordinates. */
+export interface TurtleShapePart {
   pts: number[];
   fill: string;
   outline: string;
   width: number;
+}
+
+/** A turtle's own shape where it stands (a compound shape's polygons in `parts`), with the line it is drawing during an animated step. */
+export interface TurtleSprite extends TurtleShapePart {
+  parts?: TurtleShapePart[];
   trail?: { pts: number[]; color: string; width: number };
+}
+
+/** A background picture (bgpic), centred on the screen's origin. */
+export interface TurtleImage {
+  href: string;
+  width: number;
+  height: number;
 }
 
 /** One batch of a screen's changes, as the worker sends it. */
@@ -62,16 +74,27 @@ export function turtleScreenOf(bundle: MimeBundle): string | null {
   }
 }
 
+/** A background picture from the worker: a data URL of an image and its size; anything else is none. */
+function imageOf(value: unknown): TurtleImage | null {
+  const image = value as Partial<TurtleImage> | null;
+  if (typeof image?.href !== 'string' || !image.href.startsWith('data:image/')) return null;
+  if (typeof image.width !== 'number' || typeof image.height !== 'number') return null;
+  return { href: image.href, width: image.width, height: image.height };
+}
+
 const isNumbers = (value: unknown): value is number[] => Array.isArray(value) && value.every((v) => typeof v === 'number');
 
 export class TurtlePicture {
   readonly items = new Map<number, TurtleItem>();
   readonly sprites = new Map<string, TurtleSprite>();
   bg = 'white';
+  bgpic: TurtleImage | null = null;
   view: [number, number, number, number] = [-320, -300, 640, 600];
   title = 'Python Turtle Graphics';
   /** Items the worker deleted to stay within its bound (the oldest). */
   dropped = 0;
+  /** Whether the run's event loop waits for clicks and keys on this screen (the worker says so with its changes). */
+  listening = false;
   /** Counts applied batches, so a view can tell that it has something new to draw. */
   version = 0;
 
@@ -111,23 +134,31 @@ export class TurtlePicture {
       case 'bg':
         if (typeof op.color === 'string') this.bg = op.color;
         break;
+      case 'bgpic':
+        this.bgpic = imageOf(op.image);
+        break;
       case 'view':
         if (isNumbers(op.view) && op.view.length === 4) this.view = op.view as [number, number, number, number];
+        break;
+      case 'listen':
+        this.listening = op.on === true;
         break;
       case 'sprite':
         if (op.sprite) this.sprites.set(String(op.turtle), op.sprite as TurtleSprite);
         else this.sprites.delete(String(op.turtle));
         break;
       case 'all': {
-        const all = op.picture as { bg: string; view: number[]; title: string; items: TurtleItem[]; sprites: Record<string, TurtleSprite>; dropped: number };
+        const all = op.picture as { bg: string; bgpic?: unknown; view: number[]; title: string; items: TurtleItem[]; sprites: Record<string, TurtleSprite>; dropped: number; listening?: boolean };
         this.items.clear();
         for (const item of all.items) this.items.set(item.id, item);
         this.sprites.clear();
         for (const [turtle, sprite] of Object.entries(all.sprites)) this.sprites.set(turtle, sprite);
         this.bg = all.bg;
+        this.bgpic = imageOf(all.bgpic);
         if (isNumbers(all.view) && all.view.length === 4) this.view = all.view as [number, number, number, number];
         this.title = all.title;
         this.dropped = all.dropped;
+        this.listening = all.listening === true;
         break;
       }
     }
@@ -153,6 +184,10 @@ export class TurtlePicture {
       `<title>${escapeXml(this.title)}</title>`,
       `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${escapeXml(this.bg)}"/>`,
     ];
+    if (this.bgpic) {
+      const { href, width, height } = this.bgpic;
+      parts.push(`<image href="${escapeXml(href)}" x="${num(-width / 2)}" y="${num(-height / 2)}" width="${width}" height="${height}"/>`);
+    }
     for (const item of this.items.values()) parts.push(svgItem(item));
     parts.push('</svg>');
     return parts.filter(Boolean).join('\n');

@@ -14,14 +14,19 @@ CPython's own turtle. What differs, because there is no window and no Tk event l
 
 from __future__ import annotations
 
+import base64
 import builtins
+import copy
 import heapq
 import json
 import math
 import numbers
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pytabs.turtle_colors import lookup as _resolve_color
@@ -91,52 +96,45 @@ class Vec2D(tuple):
         return f'({self[0]:.2f},{self[1]:.2f})'
 
 
-def _polygon_around(radius_at: Callable[[float], float], step: int = 10) -> tuple[tuple[float, float], ...]:
-    """A closed outline traced at each step degrees, along the heading at 0°."""
-    points = []
-    for degrees in range(0, 360, step):
-        r = radius_at(degrees)
-        a = math.radians(degrees)
-        points.append((round(r * math.cos(a), 2), round(r * math.sin(a), 2)))
-    return tuple(points)
-
-
-def _turtle_radius(degrees: float) -> float:
-    """A turtle seen from above: an oval shell, its head ahead, four legs and a short tail."""
-    a = math.radians(degrees)
-    shell = 1 / math.sqrt((math.cos(a) / 9) ** 2 + (math.sin(a) / 7) ** 2)
-    # (direction, length, spread in degrees) of the head, the legs and the tail.
-    parts = ((0, 7.0, 14), (50, 4.0, 9), (-50, 4.0, 9), (130, 4.0, 9), (-130, 4.0, 9), (180, 4.0, 6))
-    bumps = 0.0
-    for direction, length, spread in parts:
-        off = (degrees - direction + 180) % 360 - 180
-        bumps += length * math.exp(-((off / spread) ** 2))
-    return shell + bumps
-
-
 class Shape:
-    """A turtle shape: a polygon in the turtle's own frame (heading along +x), or a compound of them."""
+    """A turtle shape, as CPython has it: a polygon in the turtle's own frame (x to its right, y
+    along its heading), an image (not supported in PyTabs), or a compound of coloured polygons."""
 
     def __init__(self, type_: str, data: Any = None) -> None:
         if type_ not in ('polygon', 'compound', 'image'):
             raise TurtleGraphicsError(f'There is no shape type {type_}')
+        if type_ == 'image':
+            raise TurtleGraphicsError('Images as turtle shapes are not supported in PyTabs')
         self._type = type_
-        self._data: Any = tuple(tuple(map(float, p)) for p in data) if type_ == 'polygon' else (data or [])
+        if type_ == 'polygon':
+            data = tuple(tuple(p) for p in (data or ()))
+        elif data is None:
+            data = []
+        self._data: Any = data
 
     def addcomponent(self, poly: Any, fill: Any, outline: Any = None) -> None:
+        """Adds a polygon filled with fill and outlined with outline (default: fill) to a compound shape."""
         if self._type != 'compound':
             raise TurtleGraphicsError(f'Cannot add component to {self._type} Shape')
-        self._data.append((tuple(tuple(map(float, p)) for p in poly), fill, outline))
+        if outline is None:
+            outline = fill
+        self._data.append([tuple(tuple(p) for p in poly), fill, outline])
 
 
-# The shapes' outlines are PyTabs' own, about the size of CPython's (20 pixels across).
+# CPython's own outlines (x to the turtle's right, y along its heading), so get_shapepoly() and
+# the turtles look as they do there.
 _BUILTIN_SHAPES: dict[str, tuple[tuple[float, float], ...]] = {
-    'arrow': ((10.0, 0.0), (-10.0, 10.0), (-10.0, -10.0)),
-    'classic': ((0.0, 0.0), (-9.0, 5.0), (-7.0, 0.0), (-9.0, -5.0)),
-    'triangle': ((10.0, 0.0), (-5.0, 8.66), (-5.0, -8.66)),
-    'square': ((10.0, 10.0), (-10.0, 10.0), (-10.0, -10.0), (10.0, -10.0)),
-    'circle': _polygon_around(lambda _: 10.0),
-    'turtle': _polygon_around(_turtle_radius, step=5),
+    'arrow': ((-10, 0), (10, 0), (0, 10)),
+    'turtle': ((0, 16), (-2, 14), (-1, 10), (-4, 7), (-7, 9), (-9, 8), (-6, 5), (-7, 1), (-5, -3), (-8, -6),
+               (-6, -8), (-4, -5), (0, -7), (4, -5), (6, -8), (8, -6), (5, -3), (7, 1), (6, 5), (9, 8), (7, 9),
+               (4, 7), (1, 10), (2, 14)),
+    'circle': ((10, 0), (9.51, 3.09), (8.09, 5.88), (5.88, 8.09), (3.09, 9.51), (0, 10), (-3.09, 9.51),
+               (-5.88, 8.09), (-8.09, 5.88), (-9.51, 3.09), (-10, 0), (-9.51, -3.09), (-8.09, -5.88),
+               (-5.88, -8.09), (-3.09, -9.51), (-0.00, -10.00), (3.09, -9.51), (5.88, -8.09), (8.09, -5.88),
+               (9.51, -3.09)),
+    'square': ((10, -10), (10, 10), (-10, 10), (-10, -10)),
+    'triangle': ((10, -5.77), (0, 11.55), (-10, -5.77)),
+    'classic': ((0, 0), (-5, -9), (0, -7), (5, -9)),
     'blank': (),
 }
 
@@ -175,6 +173,7 @@ class TurtleScreen:
         self._picture.before_flush = self._send_sprites
         self._timer_count = 0
         self._looping = False
+        self._bgpic_name = 'nopic'
 
     # -- colours -----------------------------------------------------------------------------
 
@@ -364,8 +363,9 @@ class TurtleScreen:
         if shape is None:
             raise TurtleGraphicsError('Images as turtle shapes are not supported in PyTabs')
         if isinstance(shape, tuple):
-            # A CPython polygon has the heading along +y and its right along +x: (x, y) is (y, -x) here.
-            shape = Shape('polygon', tuple((y, -x) for x, y in shape))
+            shape = Shape('polygon', shape)
+        elif not isinstance(shape, Shape):
+            raise TurtleGraphicsError(f'bad shape for register_shape: {shape!r}')
         self._shapes[name] = shape
 
     addshape = register_shape
@@ -373,24 +373,72 @@ class TurtleScreen:
     def getshapes(self) -> list[str]:
         return sorted(self._shapes)
 
-    def getcanvas(self) -> Picture:
-        """The picture turtles draw on (a Tk canvas in CPython)."""
-        return self._picture
+    def getcanvas(self) -> Any:
+        """CPython's Tk canvas: PyTabs has none (it draws in the reply)."""
+        raise _no_tk('getcanvas()')
+
+    @property
+    def cv(self) -> Any:
+        """CPython's Tk canvas: PyTabs has none (it draws in the reply)."""
+        raise _no_tk('Screen().cv')
+
+    def bgpic(self, picname: str | None = None) -> str | None:
+        """Returns the background picture's name ('nopic' for none), or sets it: a GIF or PNG file of
+        the workspace, shown at the centre under the drawing; 'nopic' takes it away."""
+        if picname is None:
+            return self._bgpic_name
+        if picname == 'nopic':
+            self._picture.set_bgpic(None)
+        else:
+            self._picture.set_bgpic(_read_image(picname))
+        self._bgpic_name = picname
+        self._refresh()
+        return None
+
+    @contextmanager
+    def no_animation(self) -> Iterator[None]:
+        """Draws what the with-block draws at once, shown when it ends (Python 3.14's tracer(0) ... update())."""
+        tracing = self.tracer()
+        try:
+            self.tracer(0)
+            yield
+        finally:
+            self.tracer(tracing)
+
+    def save(self, filename: str, *, overwrite: bool = False) -> None:
+        """Saves the drawing to a workspace file, as SVG: CPython (3.14) writes PostScript from its Tk
+        canvas, which PyTabs does not have, so the name must end in .svg."""
+        path = os.fspath(filename)
+        if not path.lower().endswith('.svg'):
+            raise _no_tk(f'save({path!r}) as PostScript; save the drawing as .svg instead')
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f'There is no folder {folder!r} to save the drawing in.')
+        if not overwrite and os.path.exists(path):
+            raise FileExistsError(f'{path!r} exists already: save(..., overwrite=True) replaces it.')
+        self.update()
+        with open(path, 'w', encoding='utf-8') as file:
+            file.write(self._picture.svg())
 
     def clear(self) -> None:
-        """Deletes all drawings and all turtles; the screen is white and in 'standard' mode again."""
+        """Deletes all drawings and all turtles, as CPython does: a white background, no background
+        picture, no click or key handlers, tracing on; the mode and coordinates stay. The module's
+        functions then draw with a new turtle."""
+        global _default_turtle
         self._picture.clear()
-        self._turtles.clear()
-        self._bgcolor = 'white'
-        self._picture.set_background('white')
-        self._mode = 'standard'
-        self._world = None
-        self.xscale = self.yscale = 1.0
+        self._turtles = []
+        self._moved.clear()
         self._colormode = 1.0
         self._tracing = 1
+        self._update_count = 0
         self._delay_ms = 10
-        self._apply_view()
-        self._refresh()
+        self._bgpic_name = 'nopic'
+        self._picture.set_bgpic(None)
+        self.bgcolor('white')
+        self._click_handlers.clear()
+        self._key_press.clear()
+        self._key_release.clear()
+        _default_turtle = None
 
     clearscreen = clear
 
@@ -498,6 +546,7 @@ class TurtleScreen:
         from pytabs.stdin import wait_for_event
 
         self._looping = True
+        self._picture.set_listening(True)
         try:
             while self._looping:
                 now = time.monotonic()
@@ -516,6 +565,7 @@ class TurtleScreen:
                 self._dispatch(line)
         finally:
             self._looping = False
+            self._picture.set_listening(False)
 
     def _dispatch(self, line: str) -> None:
         try:
@@ -617,6 +667,98 @@ def _paint(color: str) -> str:
     return painted
 
 
+_measuring: Any = None
+# Whole-pixel advances by font and character: measuring is a call into the browser.
+_advances: dict[str, dict[str, int]] = {}
+
+
+def _text_width(text: str, family: str, size: float, style: str) -> int:
+    """The text's width in whole pixels as Tk measures it, with the browser's canvas.
+
+    Tk sets a font of size points at a whole number of pixels (a negative size is pixels), here
+    at 96 per inch as the page's CSS pixels; the browser resolves the family as Tk does through
+    the system's fonts. Tk's fonts advance by whole pixels, glyph by glyph, without kerning, so
+    each character is measured alone and rounded. Outside a browser (Node, no OffscreenCanvas) an
+    average glyph is taken as half the size's pixels.
+    """
+    global _measuring
+    pixels = -size if size < 0 else int(size * 96 / 72 + 0.5)
+    if _measuring is None:
+        try:
+            from js import OffscreenCanvas  # type: ignore[import-not-found]
+
+            _measuring = OffscreenCanvas.new(1, 1).getContext('2d')
+        except (ImportError, AttributeError):
+            _measuring = False
+    if not _measuring:
+        return round(len(text) * pixels * 0.5)
+    slant = 'italic ' if 'italic' in style else ''
+    weight = 'bold ' if 'bold' in style else ''
+    font = f'{slant}{weight}{pixels}px {json.dumps(family)}'
+    advances = _advances.setdefault(font, {})
+    missing = set(text) - advances.keys()
+    if missing:
+        _measuring.font = font
+        for char in missing:
+            advances[char] = round(_measuring.measureText(char).width)
+    return sum(advances[char] for char in text)
+
+
+def _no_tk(what: str) -> TurtleGraphicsError:
+    return TurtleGraphicsError(f'{what}: PyTabs has no Tk window (its turtle draws in the reply), so Tk\'s canvas and widgets are not there')
+
+
+def _read_image(name: str) -> dict[str, Any]:
+    """A GIF or PNG file as the picture shows it: its size (from its header) and its bytes as a data URL."""
+    with open(name, 'rb') as file:
+        data = file.read()
+    if data[:8] == b'\x89PNG\r\n\x1a\n':
+        kind, width, height = 'png', int.from_bytes(data[16:20], 'big'), int.from_bytes(data[20:24], 'big')
+    elif data[:6] in (b'GIF87a', b'GIF89a'):
+        kind, width, height = 'gif', int.from_bytes(data[6:8], 'little'), int.from_bytes(data[8:10], 'little')
+    else:
+        raise TurtleGraphicsError(f'couldn\'t recognize data in image file "{name}" (PyTabs shows GIF and PNG)')
+    return {'href': f'data:image/{kind};base64,' + base64.b64encode(data).decode('ascii'), 'width': width, 'height': height}
+
+
+def _stamp_items(stamp: Any) -> list[int]:
+    """The picture's items of a stamp (a compound shape's stamp is a tuple of them)."""
+    return list(stamp) if isinstance(stamp, tuple) else [stamp]
+
+
+class _UndoBuffer:
+    """CPython's undo buffer: the last `size` actions of a turtle, newest last. An entry is a
+    tuple (action, data...), or a list ['seq', entries...] that one call (a circle, a write)
+    undoes at once: between begin_sequence() and end_sequence(), pushes join that list."""
+
+    def __init__(self, size: int) -> None:
+        self.entries: deque[Any] = deque(maxlen=size)
+        # Pushed at every step of every turtle: a C method, not a Python one.
+        self.push: Callable[[Any], None] = self.entries.append
+
+    def begin_sequence(self) -> None:
+        sequence: list[Any] = ['seq']
+        self.entries.append(sequence)
+        self.push = sequence.append
+
+    def end_sequence(self) -> None:
+        self.push = self.entries.append
+
+    def copy(self) -> _UndoBuffer:
+        """A copy with copies of the entries, as a clone gets (CPython deep-copies the turtle)."""
+        twin = _UndoBuffer(self.entries.maxlen or 0)
+        twin.entries.extend(copy.deepcopy(list(self.entries)))
+        return twin
+
+    def pop(self) -> Any:
+        return self.entries.pop() if self.entries else None
+
+    def forget(self, entry: Any) -> None:
+        """Drops an entry that no longer stands for anything (a stamp cleared directly)."""
+        if entry in self.entries:
+            self.entries.remove(entry)
+
+
 def _scale_item(item: dict[str, Any], fx: float, fy: float) -> None:
     pts = item.get('pts')
     if pts is not None:
@@ -641,13 +783,16 @@ class RawTurtle:
         self._id = RawTurtle._next_id
         RawTurtle._next_id += 1
         self.screen._turtles.append(self)
+        self._undobuffersize = undobuffersize
+        self._undo: _UndoBuffer | None = None
+        self.setundobuffer(undobuffersize)
         # Angles: units per full turn, and how headings map to the screen (standard/world vs logo).
         self._fullcircle = 360.0
         self._degrees_per_unit = 1.0
         self._set_mode(self.screen._mode)
         self._shape = shape if shape in self.screen._shapes else 'classic'
         self._items: list[int] = []
-        self._stamps: list[int] = []
+        self._stamps: list[Any] = []
         self._trail_from: Vec2D | None = None
         self._click_handlers: dict[Any, list[Callable[..., Any]]] = {}
         self._release_handlers: dict[Any, list[Callable[..., Any]]] = {}
@@ -673,9 +818,12 @@ class RawTurtle:
         self._speed = 3
         self._shown = visible
         self._resizemode = 'noresize'
-        self._stretch = (1.0, 1.0)
+        self._stretch: tuple[float, float] = (1.0, 1.0)
+        self._shear = 0.0
         self._outline: float = 1
+        # As CPython keeps it: radians, clockwise; the shape's matrix follows stretch, shear and tilt.
         self._tilt = 0.0
+        self._shapetrafo: tuple[float, float, float, float] = (1.0, 0.0, -0.0, 1.0)
         self._fillpath: list[Vec2D] | None = None
         self._fill_item: int | None = None
         self._poly: list[Vec2D] | None = None
@@ -695,8 +843,9 @@ class RawTurtle:
         self.screen._refresh()
 
     def _forget_drawings(self) -> None:
-        self.screen._picture.remove(self._items + self._stamps)
+        self.screen._picture.remove(self._items + [i for stamp in self._stamps for i in _stamp_items(stamp)])
         self._items, self._stamps = [], []
+        self.setundobuffer(self._undobuffersize)
         self._fillpath = None
         self._fill_item = None
         self._line = None
@@ -779,12 +928,19 @@ class RawTurtle:
         filling = self._fillpath
         if not fill_gap:
             self._fillpath = None
+        # CPython's teleport lifts the pen and puts it back through pen(): those are its undo entries.
+        undo, self._undo = self._undo, None
         try:
             self._move_to(target)
         finally:
+            self._undo = undo
             self._drawing = drawing
             self._fillpath = filling
             self._new_line()
+        if undo is not None:
+            if drawing:
+                undo.push(('pen', {'pendown': True}))
+            undo.push(('pen', {'pendown': False}))
 
     def setx(self, x: float) -> None:
         self._move_to(Vec2D(x, self._position[1]))
@@ -818,14 +974,20 @@ class RawTurtle:
         if radius < 0:
             side, turn = -side, -turn
         speed = self._speed
-        # CPython animates the sides and not the turns between them.
-        self._turn(turn / 2, animated=False)
-        for _ in range(steps):
-            self._move_to(self._position + self._orient * side, speed=speed)
-            self._turn(turn, animated=False)
-        self._turn(-turn / 2, animated=False)
+        self._begin_undo_sequence()
+        try:
+            # CPython animates the sides and not the turns between them.
+            self._turn(turn / 2, animated=False)
+            for _ in range(steps):
+                self._move_to(self._position + self._orient * side, speed=speed)
+                self._turn(turn, animated=False)
+            self._turn(-turn / 2, animated=False)
+        finally:
+            self._end_undo_sequence()
 
     def _turn(self, angle: float, animated: bool = True) -> None:
+        if self._undo is not None:
+            self._undo.push(('rot', angle, self._degrees_per_unit, animated))
         degrees = angle * self._degrees_per_unit
         target = self._orient.rotate(degrees)
         screen = self.screen
@@ -845,6 +1007,14 @@ class RawTurtle:
         start = self._position
         speed = self._speed if speed is None else speed
         screen = self.screen
+        if self._undo is not None:
+            # CPython keeps copies of the line's points and of the turtle's items. Here both only
+            # grow at their ends until this move is undone (undo goes newest first), so their
+            # lengths are enough, and a step's cost stays flat.
+            line = screen._picture.items.get(self._line) if self._line is not None else None
+            line_state = None if line is None else (len(line['pts']), line['color'], line.get('tkcolor'), line['width'])
+            self._undo.push(('go', start, end, (self._drawing, self._fillpath is not None),
+                             (self._line, self._line_points, line_state, len(self._items))))
         if speed and screen._tracing == 1 and (self._drawing or self._shown):
             span = math.hypot((end[0] - start[0]) * screen.xscale, (end[1] - start[1]) * screen.yscale)
             hops = 1 + int(span / (3 * (1.1**speed) * speed))
@@ -964,13 +1134,15 @@ class RawTurtle:
         state = {
             'shown': self._shown, 'pendown': self._drawing, 'pencolor': self._pencolor,
             'fillcolor': self._fillcolor, 'pensize': self._pensize, 'speed': self._speed,
-            'resizemode': self._resizemode, 'stretchfactor': self._stretch, 'shearfactor': 0.0,
+            'resizemode': self._resizemode, 'stretchfactor': self._stretch, 'shearfactor': self._shear,
             'outline': self._outline, 'tilt': self._tilt,
         }
         if not (pen or pendict):
             return state
         changes = dict(pen) if isinstance(pen, dict) else {}
         changes.update(pendict)
+        if self._undo is not None:
+            self._undo.push(('pen', {key: state[key] for key in changes}))
         new_line = False
         if 'pendown' in changes and self._drawing != changes['pendown']:
             new_line = True
@@ -993,12 +1165,18 @@ class RawTurtle:
         if 'stretchfactor' in changes:
             factor = changes['stretchfactor']
             self._stretch = (factor, factor) if _is_number(factor) else tuple(factor)
+        if 'shearfactor' in changes:
+            self._shear = changes['shearfactor']
         if 'outline' in changes:
             self._outline = changes['outline']
         if 'shown' in changes:
             self._shown = bool(changes['shown'])
         if 'tilt' in changes:
             self._tilt = changes['tilt']
+        if 'stretchfactor' in changes or 'tilt' in changes or 'shearfactor' in changes:
+            scx, scy = self._stretch
+            sa, ca = math.sin(self._tilt), math.cos(self._tilt)
+            self._shapetrafo = (scx * ca, scy * (self._shear * ca + sa), -scx * sa, scy * (ca - self._shear * sa))
         if new_line:
             self._new_line()
         self._draw_sprite()
@@ -1019,6 +1197,8 @@ class RawTurtle:
             self._items.append(self._fill_item)
         self._fillpath = [self._position]
         self._new_line()
+        if self._undo is not None:
+            self._undo.push(('beginfill', self._fill_item))
         self.screen._frame(False)
 
     def end_fill(self) -> None:
@@ -1028,9 +1208,29 @@ class RawTurtle:
         if len(self._fillpath) > 2 and self._fill_item is not None:
             pts = [v for point in self._fillpath for v in self._canvas(point)]
             self.screen._picture.update(self._fill_item, pts=pts, fill=_paint(self._fillcolor), tkfill=self._fillcolor)
+            if self._undo is not None:
+                self._undo.push(('dofill', self._fill_item))
         self._fillpath = None
         self._fill_item = None
         self.screen._frame(False)
+
+    @contextmanager
+    def fill(self) -> Iterator[None]:
+        """Fills what the with-block draws (Python 3.14's begin_fill() ... end_fill())."""
+        self.begin_fill()
+        try:
+            yield
+        finally:
+            self.end_fill()
+
+    @contextmanager
+    def poly(self) -> Iterator[None]:
+        """Records the polygon the with-block walks, for get_poly() (Python 3.14's begin_poly() ... end_poly())."""
+        self.begin_poly()
+        try:
+            yield
+        finally:
+            self.end_poly()
 
     def begin_poly(self) -> None:
         self._poly = [self._position]
@@ -1061,6 +1261,8 @@ class RawTurtle:
             {'kind': 'dot', 'owner': self._id, 'x': x, 'y': y, 'size': size, 'color': _paint(paint), 'tkcolor': paint}
         )
         self._items.append(item)
+        if self._undo is not None:
+            self._undo.push(('dot', item))
         # CPython draws a dot as a step of length 0, which a fill in progress counts as a point.
         if self._fillpath is not None:
             self._fillpath.append(self._position)
@@ -1075,31 +1277,59 @@ class RawTurtle:
         family, size, style = (tuple(font) + _DEFAULT_FONT[len(font) :])[:3]
         text = str(arg)
         x, y = self._canvas(self._position)
-        item = self.screen._picture.add(
-            {'kind': 'text', 'owner': self._id, 'x': x - 1, 'y': y, 'text': text, 'align': align,
-             'font': [str(family), abs(size), str(style)], 'color': _paint(self._pencolor), 'tkcolor': self._pencolor}
-        )
-        self._items.append(item)
-        if move:
-            # Without the font's metrics at hand, an average glyph is 0.6 of the size.
-            width = len(text) * abs(size) * 0.6 * 4 / 3
-            start = {'left': 0.0, 'center': -width / 2, 'right': -width}[align]
-            self._move_to(Vec2D(self._position[0] + (start + width) / self.screen.xscale, self._position[1]))
+        self._begin_undo_sequence()
+        try:
+            item = self.screen._picture.add(
+                {'kind': 'text', 'owner': self._id, 'x': x - 1, 'y': y, 'text': text, 'align': align,
+                 'font': [str(family), abs(size), str(style)], 'color': _paint(self._pencolor), 'tkcolor': self._pencolor}
+            )
+            self._items.append(item)
+            if self._undo is not None:
+                self._undo.push(('wri', item))
+            if move:
+                # Where Tk's canvas ends the text (its bounding box's right edge, less 1): the anchor
+                # point on a whole pixel, the text's whole-pixel width left of it, centred or right of
+                # it. CPython moves to that canvas x as if it were a turtle x (the same unless in world mode).
+                width = _text_width(text, str(family), size, str(style))
+                anchor = math.floor(x - 1 + 0.5)
+                end = {'left': anchor + width, 'center': anchor - width // 2 + width, 'right': anchor}[align]
+                self.goto(end, self._position[1])
+        finally:
+            self._end_undo_sequence()
         self.screen._frame(False)
 
-    def stamp(self) -> int:
-        """Leaves a copy of the turtle's shape here; returns its id for clearstamp()."""
-        sprite = self._sprite()
-        item = self.screen._picture.add(dict(sprite or {'kind': 'poly', 'pts': [], 'fill': 'none'}, owner=self._id, stamp=True))
-        self._stamps.append(item)
-        self.screen._frame(False)
-        return item
+    def _begin_undo_sequence(self) -> None:
+        """The actions from here to _end_undo_sequence() go in one entry: one undo() takes them all back."""
+        if self._undo is not None:
+            self._undo.begin_sequence()
 
-    def clearstamp(self, stampid: int) -> None:
+    def _end_undo_sequence(self) -> None:
+        if self._undo is not None:
+            self._undo.end_sequence()
+
+    def stamp(self) -> Any:
+        """Leaves a copy of the turtle's shape here; returns its id for clearstamp() (a tuple for a compound shape)."""
+        sprite = self._sprite() or {'kind': 'poly', 'pts': [], 'fill': 'none'}
+        picture = self.screen._picture
+        parts = sprite.pop('parts', None)
+        if parts is None:
+            stamp: Any = picture.add(dict(sprite, owner=self._id, stamp=True))
+        else:
+            stamp = tuple(picture.add(dict(part, kind='poly', owner=self._id, stamp=True)) for part in parts)
+        self._stamps.append(stamp)
+        if self._undo is not None:
+            self._undo.push(('stamp', stamp))
+        self.screen._frame(False)
+        return stamp
+
+    def clearstamp(self, stampid: Any) -> None:
+        """Deletes the stamp stampid (and its entry in the undo buffer)."""
         if stampid in self._stamps:
             self._stamps.remove(stampid)
-            self.screen._picture.remove([stampid])
-            self.screen._frame(False)
+            self.screen._picture.remove(_stamp_items(stampid))
+        if self._undo is not None:
+            self._undo.forget(('stamp', stampid))
+        self.screen._frame(False)
 
     def clearstamps(self, n: int | None = None) -> None:
         """Deletes all stamps, the first n, or (n < 0) the last -n."""
@@ -1129,12 +1359,63 @@ class RawTurtle:
             return self._stretch[0], self._stretch[1], self._outline
         if stretch_wid == 0 or stretch_len == 0:
             raise TurtleGraphicsError('stretch_wid/stretch_len must not be zero')
-        wid = self._stretch[0] if stretch_wid is None else stretch_wid
-        length = (wid if stretch_wid is not None else self._stretch[1]) if stretch_len is None else stretch_len
-        self.pen(resizemode='user', stretchfactor=(wid, length), outline=self._outline if outline is None else outline)
+        if stretch_wid is not None:
+            stretch = (stretch_wid, stretch_wid if stretch_len is None else stretch_len)
+        elif stretch_len is not None:
+            stretch = (self._stretch[0], stretch_len)
+        else:
+            stretch = self._stretch
+        self.pen(resizemode='user', stretchfactor=stretch, outline=self._outline if outline is None else outline)
         return None
 
     turtlesize = shapesize
+
+    def shearfactor(self, shear: float | None = None) -> float | None:
+        """Returns or sets the shear of the turtle's shape (the tangent of the shear angle)."""
+        if shear is None:
+            return self._shear
+        self.pen(resizemode='user', shearfactor=shear)
+        return None
+
+    def shapetransform(self, t11: float | None = None, t12: float | None = None, t21: float | None = None, t22: float | None = None) -> Any:
+        """Returns or sets the shape's transformation matrix; setting it sets stretch, shear and tilt to match."""
+        if t11 is None and t12 is None and t21 is None and t22 is None:
+            return self._shapetrafo
+        m11, m12, m21, m22 = self._shapetrafo
+        m11 = m11 if t11 is None else t11
+        m12 = m12 if t12 is None else t12
+        m21 = m21 if t21 is None else t21
+        m22 = m22 if t22 is None else t22
+        # CPython checks the elements given (all four in practice), not the matrix it then keeps.
+        if t11 * t22 - t12 * t21 == 0:  # type: ignore[operator]
+            raise TurtleGraphicsError('Bad shape transform matrix: must not be singular')
+        self._shapetrafo = (m11, m12, m21, m22)
+        # The matrix as a tilt times stretch and shear (upper triangular).
+        alfa = math.atan2(-m21, m11) % math.tau
+        sa, ca = math.sin(alfa), math.cos(alfa)
+        a11, a12, a22 = ca * m11 - sa * m21, ca * m12 - sa * m22, sa * m12 + ca * m22
+        self._stretch = (a11, a22)
+        self._shear = a12 / a22
+        self._tilt = alfa
+        self.pen(resizemode='user')
+        return None
+
+    def get_shapepoly(self) -> tuple[tuple[float, float], ...] | None:
+        """The current shape's polygon as the turtle shows it (stretched, sheared, tilted), in its own frame."""
+        shape = self.screen._shapes[self._shape]
+        if shape._type != 'polygon':
+            return None
+        return self._shape_polygon(shape._data)
+
+    def _shape_polygon(self, polygon: Any, compound: bool = False) -> Any:
+        if self._resizemode == 'user' or compound:
+            t11, t12, t21, t22 = self._shapetrafo
+        elif self._resizemode == 'auto':
+            scale = max(1, self._pensize / 5.0)
+            t11, t12, t21, t22 = scale, 0, 0, scale
+        else:
+            return polygon
+        return tuple((t11 * x + t12 * y, t21 * x + t22 * y) for x, y in polygon)
 
     def resizemode(self, rmode: str | None = None) -> str | None:
         if rmode is None:
@@ -1144,34 +1425,50 @@ class RawTurtle:
         return None
 
     def tilt(self, angle: float) -> None:
-        self.pen(tilt=self._tilt + angle * self._degrees_per_unit)
+        """Turns the turtle's shape by angle from its current tilt (the heading stays)."""
+        self.tiltangle(angle + self.tiltangle())  # type: ignore[operator]
 
     def settiltangle(self, angle: float) -> None:
-        self.pen(tilt=(angle * self._degrees_per_unit * self._angle_orient) % 360)
+        """Turns the turtle's shape to angle, whatever its heading (Python 3.11's name for tiltangle(angle))."""
+        self.tiltangle(angle)
 
     def tiltangle(self, angle: float | None = None) -> float | None:
+        """Returns or sets the angle of the turtle's shape to its heading."""
         if angle is None:
-            return (self._tilt / self._degrees_per_unit * self._angle_orient) % self._fullcircle
-        self.settiltangle(angle)
+            tilt = -math.degrees(self._tilt) * self._angle_orient
+            return (tilt / self._degrees_per_unit) % self._fullcircle
+        tilt = math.radians(-angle * self._degrees_per_unit * self._angle_orient) % math.tau
+        self.pen(resizemode='user', tilt=tilt)
         return None
 
-    def _sprite(self) -> dict[str, Any] | None:
-        """The turtle's shape where it stands: its outline turned to the heading (and tilt), stretched."""
-        shape = self.screen._shapes[self._shape]
-        if shape._type != 'polygon' or not shape._data:
-            return None
-        wid, length = self._stretch if self._resizemode == 'user' else (1.0, 1.0)
-        outline = self._outline if self._resizemode == 'user' else 1
-        angle = math.atan2(self._orient[1], self._orient[0]) + math.radians(self._tilt) * self._angle_orient
-        cos, sin = math.cos(angle), math.sin(angle)
+    def _on_canvas(self, polygon: Any) -> list[float]:
+        """A polygon of the turtle's frame where the turtle stands, in canvas coordinates."""
+        xscale, yscale = self.screen.xscale, self.screen.yscale
         px, py = self._position
+        e0, e1 = self._orient[0], self._orient[1] * yscale / xscale
+        norm = math.hypot(e0, e1)
+        e0, e1 = e0 / norm, e1 / norm
         pts: list[float] = []
-        for along, across in shape._data:
-            a, b = along * length, across * wid
-            x = px + (a * cos - b * sin) / self.screen.xscale
-            y = py + (a * sin + b * cos) / self.screen.yscale
-            pts.extend(self._canvas((x, y)))
-        return {'kind': 'poly', 'pts': pts, 'fill': _paint(self._fillcolor), 'outline': _paint(self._pencolor), 'width': outline}
+        for x, y in polygon:
+            pts.extend(self._canvas((px + (e1 * x + e0 * y) / xscale, py + (-e0 * x + e1 * y) / yscale)))
+        return pts
+
+    def _sprite(self) -> dict[str, Any] | None:
+        """The turtle's shape where it stands, as CPython draws it: a polygon, or a compound's parts."""
+        shape = self.screen._shapes[self._shape]
+        if shape._type == 'compound':
+            parts = [{'pts': self._on_canvas(self._shape_polygon(poly, True)), 'fill': _paint(self._color_of(fill)),
+                      'outline': _paint(self._color_of(outline)), 'width': self._outline} for poly, fill, outline in shape._data]
+            return {'kind': 'poly', 'pts': [], 'fill': 'none', 'outline': 'none', 'width': 0, 'parts': parts} if parts else None
+        if not shape._data:
+            return None
+        width = {'noresize': 1, 'auto': self._pensize}.get(self._resizemode, self._outline)
+        return {'kind': 'poly', 'pts': self._on_canvas(self._shape_polygon(shape._data)), 'fill': _paint(self._fillcolor),
+                'outline': _paint(self._pencolor), 'width': width}
+
+    def _color_of(self, color: Any) -> str:
+        """A compound part's colour as the canvas keeps it (a tuple in the screen's colormode becomes #rrggbb)."""
+        return self.screen._colorstr((color,)) if isinstance(color, tuple) else color
 
     def _draw_sprite(self, trail_from: Vec2D | None = None) -> None:
         """Shows the turtle where it is (worked out when the screen next sends its changes); during
@@ -1205,6 +1502,7 @@ class RawTurtle:
 
     def clone(self) -> RawTurtle:
         """A new turtle with this one's position, heading and pen."""
+        self._new_line()
         twin = type(self).__new__(type(self))
         RawTurtle.__init__(twin, self.screen, self._shape, visible=self._shown)
         twin._position, twin._orient = self._position, self._orient
@@ -1212,6 +1510,15 @@ class RawTurtle:
         twin._set_mode(self._mode)
         twin._angle_offset = self._angle_offset
         twin.pen(self.pen())
+        twin._shapetrafo = self._shapetrafo
+        # CPython's clone is a deep copy: it holds the same drawings (its clear() deletes them too)
+        # and stamps, and a copy of the undo buffer; its own first line is not among its items.
+        twin._items, twin._stamps = self._items[:], self._stamps[:]
+        twin._undo, twin._undobuffersize = None if self._undo is None else self._undo.copy(), self._undobuffersize
+        twin._fillpath = None if self._fillpath is None else self._fillpath[:]
+        twin._fill_item = self._fill_item
+        twin._poly = None if self._poly is None else self._poly[:]
+        twin._draw_sprite()
         return twin
 
     def onclick(self, fun: Callable[[float, float], Any] | None, btn: int = 1, add: Any = None) -> None:
@@ -1243,13 +1550,90 @@ class RawTurtle:
         return inside
 
     def undo(self) -> None:
-        raise TurtleGraphicsError('undo() is not supported in PyTabs')
+        """Takes back the turtle's last action (a move, turn, pen change, fill, dot, stamp or text; a
+        whole circle), as often as the undo buffer holds actions."""
+        if self._undo is None:
+            return
+        entry = self._undo.pop()
+        if entry is None:
+            return
+        if entry[0] == 'seq':
+            for part in reversed(entry[1:]):
+                self._undo_one(part)
+        else:
+            self._undo_one(entry)
 
     def setundobuffer(self, size: int | None) -> None:
-        return None
+        """A new, empty undo buffer for the last size actions; None (or size <= 0) turns undo off."""
+        self._undo = None if size is None or size <= 0 else _UndoBuffer(size)
 
     def undobufferentries(self) -> int:
-        return 0
+        """How many actions undo() can take back."""
+        return 0 if self._undo is None else len(self._undo.entries)
+
+    def _undo_one(self, entry: Any) -> None:
+        action, *data = entry
+        picture = self.screen._picture
+        if action == 'rot':
+            angle, degrees_per_unit, animated = data
+            self._turn(-angle * degrees_per_unit / self._degrees_per_unit, animated)
+            # Turning back is not an action of its own.
+            self._undo.pop()  # type: ignore[union-attr]
+        elif action == 'go':
+            self._undo_move(*data)
+        elif action == 'stamp':
+            self.clearstamp(data[0])
+        elif action in ('wri', 'dot'):
+            picture.remove([data[0]])
+            if data[0] in self._items:
+                self._items.remove(data[0])
+        elif action == 'dofill':
+            # As CPython does: the fill stays an item, with no points and no colour.
+            picture.update(data[0], pts=[0.0] * 6, fill='none', tkfill='')
+        elif action == 'beginfill':
+            self._fillpath = None
+            self._fill_item = None
+            if data[0] in self._items:
+                picture.remove([data[0]])
+                self._items.remove(data[0])
+        elif action == 'pen':
+            self.pen(data[0])
+            self._undo.pop()  # type: ignore[union-attr]
+
+    def _undo_move(self, start: Vec2D, end: Vec2D, modes: tuple[bool, bool], line_then: tuple[Any, ...]) -> None:
+        """Takes back a move: its line as it was before (newer lines go), the turtle back at start."""
+        drawing, filling = modes
+        line, line_points, line_state, item_count = line_then
+        screen = self.screen
+        picture = screen._picture
+        self._line, self._line_points = line, line_points
+        drawn = picture.items.get(line)
+        if line_state is not None and drawn is not None:
+            points, color, tkcolor, width = line_state
+            picture.update(line, pts=drawn['pts'][:points], color=color, tkcolor=tkcolor, width=width)
+        newer = [i for i in self._items[item_count:] if picture.items.get(i, {}).get('kind') == 'line']
+        picture.remove(newer)
+        self._items = self._items[:item_count] + [i for i in self._items[item_count:] if i not in newer]
+        if self._speed and screen._tracing == 1:
+            span = math.hypot((start[0] - end[0]) * screen.xscale, (start[1] - end[1]) * screen.yscale)
+            hops = 1 + int(span / (3 * (1.1**self._speed) * self._speed))
+            for hop in range(1, hops):
+                self._position = end + (start - end) * (hop / hops)
+                self._draw_sprite(trail_from=start if drawing else None)
+                screen._frame(True)
+        self._position = start
+        if self._poly is not None:
+            if self._poly:
+                self._poly.pop()
+            if not self._poly:
+                self._poly = None
+        if filling and self._fillpath is not None:
+            if self._fillpath:
+                self._fillpath.pop()
+            else:
+                self._fillpath = None
+        self._draw_sprite()
+        screen._frame(False)
 
     fd = forward
     bk = backward = back
@@ -1291,18 +1675,19 @@ def getturtle() -> Turtle:
 
 getpen = getturtle
 
+# CPython's module functions: Python 3.11's (Debian's) and 3.14's (Pyodide's) together.
 _TURTLE_FUNCTIONS = (
     'back backward begin_fill begin_poly bk circle clear clearstamp clearstamps clone color degrees distance dot '
-    'down end_fill end_poly fd fillcolor filling forward get_poly getscreen goto heading hideturtle home ht '
-    'isdown isvisible left lt onclick ondrag onrelease pd pen pencolor pendown pensize penup pos position pu '
-    'radians reset resizemode right rt seth setheading setpos setposition settiltangle setundobuffer setx sety '
-    'shape shapesize showturtle speed st stamp teleport tilt tiltangle towards turtlesize undo undobufferentries '
-    'up width write xcor ycor'
+    'down end_fill end_poly fd fill fillcolor filling forward get_poly get_shapepoly getscreen goto heading '
+    'hideturtle home ht isdown isvisible left lt onclick ondrag onrelease pd pen pencolor pendown pensize penup '
+    'poly pos position pu radians reset resizemode right rt seth setheading setpos setposition settiltangle '
+    'setundobuffer setx sety shape shapesize shapetransform shearfactor showturtle speed st stamp teleport tilt '
+    'tiltangle towards turtlesize undo undobufferentries up width write xcor ycor'
 ).split()
 _SCREEN_FUNCTIONS = (
-    'addshape bgcolor bye clearscreen colormode delay exitonclick getcanvas getshapes listen mainloop mode '
-    'numinput onkey onkeypress onkeyrelease onscreenclick ontimer register_shape resetscreen screensize setup '
-    'setworldcoordinates textinput title tracer turtles update window_height window_width'
+    'addshape bgcolor bgpic bye clearscreen colormode delay exitonclick getcanvas getshapes listen mainloop mode '
+    'no_animation numinput onkey onkeypress onkeyrelease onscreenclick ontimer register_shape resetscreen save '
+    'screensize setup setworldcoordinates textinput title tracer turtles update window_height window_width'
 ).split()
 
 
@@ -1333,7 +1718,25 @@ for _name in _TURTLE_FUNCTIONS:
 for _name in _SCREEN_FUNCTIONS:
     globals()[_name] = _screen_function(_name)
 done = globals()['mainloop']
-__all__ += _TURTLE_FUNCTIONS + _SCREEN_FUNCTIONS + ['getturtle', 'getpen']
+__all__ += _TURTLE_FUNCTIONS + _SCREEN_FUNCTIONS + ['getturtle', 'getpen', 'write_docstringdict', 'ScrolledCanvas']
+
+
+def write_docstringdict(filename: str = 'turtle_docstringdict') -> None:
+    """Writes the docstrings of the screen's and turtles' methods to <filename>.py, as a template for translations."""
+    docs = {f'_Screen.{name}': getattr(_Screen, name).__doc__ for name in _SCREEN_FUNCTIONS}
+    docs.update({f'Turtle.{name}': getattr(Turtle, name).__doc__ for name in _TURTLE_FUNCTIONS})
+    with open(f'{filename}.py', 'w', encoding='utf-8') as file:
+        file.write('docsdict = {\n\n')
+        for key in sorted(docs):
+            file.write(f'{key!r} :\n        """{docs[key]}\n""",\n\n')
+        file.write('}\n')
+
+
+class ScrolledCanvas:
+    """CPython's Tk canvas with scrollbars: PyTabs has no Tk window to put one in."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise _no_tk('ScrolledCanvas')
 
 
 def record() -> dict[str, list[Any]]:
@@ -1361,8 +1764,8 @@ def record() -> dict[str, list[Any]]:
         points = [world(pts[i], pts[i + 1]) for i in range(0, len(pts) - 1, 2)]
         if kind == 'line':
             out['lines'].extend((a, b, item.get('tkcolor', ''), item['width']) for a, b in zip(points, points[1:]))
-        elif kind == 'poly' and len(points) >= 3:
-            out['fills'].append((points, item.get('tkfill', '')))
+        elif kind == 'poly' and len(points) >= 3 and item.get('tkfill'):
+            out['fills'].append((points, item['tkfill']))
         elif kind == 'dot':
             out['dots'].append((world(item['x'], item['y']), item['size'], item.get('tkcolor', '')))
         elif kind == 'text':

@@ -53,8 +53,12 @@ class Picture:
         self.bg = 'white'
         self.view = (-width / 2, -height / 2, float(width), float(height))
         self.title = 'Python Turtle Graphics'
+        # bgpic(): an image centred under the drawing ({'href', 'width', 'height'}), or None.
+        self.bgpic: Item | None = None
         self.sprites: dict[int, Item] = {}
         self.dropped = 0
+        # Whether a run's event loop waits for clicks and keys on this screen (mainloop() with handlers).
+        self.listening = False
         self._points = 0
         self._next_id = 1
         self._pending: list[Item] = []
@@ -119,9 +123,23 @@ class Picture:
         self.bg = color
         self._send({'o': 'bg', 'color': color})
 
+    def set_bgpic(self, image: Item | None) -> None:
+        self.bgpic = image
+        self._send({'o': 'bgpic', 'image': image})
+
     def set_view(self, x: float, y: float, width: float, height: float) -> None:
         self.view = (x, y, width, height)
         self._send({'o': 'view', 'view': list(self.view)})
+
+    def set_listening(self, listening: bool) -> None:
+        """Says that the run's event loop waits for clicks and keys on this screen, or no longer does.
+
+        It travels with the screen's changes, in the run's own events, so the page knows which
+        reply's drawing takes the keys before the loop's first request for one reaches it.
+        """
+        if self.listening != listening:
+            self.listening = listening
+            self._send({'o': 'listen', 'on': listening})
 
     def set_sprite(self, turtle_id: int, sprite: Item | None) -> None:
         """A turtle's own shape (not part of the drawing); None hides it."""
@@ -190,11 +208,13 @@ class Picture:
         """The whole picture as the page's live view holds it."""
         return {
             'bg': self.bg,
+            'bgpic': self.bgpic,
             'view': list(self.view),
             'title': self.title,
             'items': list(self.items.values()),
             'sprites': {str(k): v for k, v in self.sprites.items()},
             'dropped': self.dropped,
+            'listening': self.listening,
         }
 
     def show(self, display: Callable[[object], None]) -> None:
@@ -227,6 +247,9 @@ class Picture:
             f'<title>{escape(self.title)}</title>',
             f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(width)}" height="{_num(height)}" fill="{escape(self.bg)}"/>',
         ]
+        if self.bgpic is not None:
+            w, h = self.bgpic['width'], self.bgpic['height']
+            parts.append(f'<image href="{escape(self.bgpic["href"])}" x="{_num(-w / 2)}" y="{_num(-h / 2)}" width="{w}" height="{h}"/>')
         parts.extend(svg_item(item) for item in self.items.values())
         parts.extend(svg_item(sprite) for sprite in self.sprites.values())
         parts.append('</svg>')
@@ -244,6 +267,8 @@ def svg_item(item: Item) -> str:
             f'stroke-width="{_num(item["width"])}" stroke-linecap="round" stroke-linejoin="round"/>'
         )
     if kind == 'poly':
+        if 'parts' in item:
+            return '\n'.join(svg_item(dict(part, kind='poly')) for part in item['parts'])
         if len(item['pts']) < 6:
             return ''
         outline = item.get('outline') or 'none'

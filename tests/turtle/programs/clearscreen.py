@@ -1,0 +1,20 @@
+# clearscreen() deletes every turtle and drawing; the module's functions then draw with a new turtle.
+import turtle
+
+turtle.forward(50)
+turtle.left(90)
+turtle.pencolor('red')
+turtle.bgcolor('lightblue')
+turtle.clearscreen()
+turtle.forward(30)
+turtle.left(45)
+turtle.forward(20)
+screen = turtle.Screen()
+helper = turtle.Turtle()
+helper.penup()
+helper.goto(-60, 40)
+helper.pendown()
+helper.circle(15)
+screen.clearscreen()
+turtle.back(25)
+turtle.done()

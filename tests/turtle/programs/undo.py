@@ -1,0 +1,51 @@
+# undo() takes back a turtle's actions one by one, as far as its undo buffer reaches.
+import turtle
+
+t = turtle.Turtle()
+t.speed(0)
+print('fresh', t.undobufferentries())
+for side in range(4):
+    t.forward(60)
+    t.left(90)
+print('after a square', t.undobufferentries())
+for _ in range(3):
+    t.undo()
+t.color('purple', 'orange')
+t.begin_fill()
+t.circle(30)
+t.end_fill()
+t.undo()
+t.undo()
+t.pensize(4)
+t.dot(12, 'green')
+t.write('note')
+t.write('moved', align='center')
+t.forward(5)
+stamp = t.stamp()
+t.forward(25)
+t.clearstamp(stamp)
+print('before undoing', t.undobufferentries())
+for _ in range(5):
+    t.undo()
+print('left', t.undobufferentries())
+t.setundobuffer(3)
+for step in range(6):
+    t.forward(10)
+    t.right(30)
+print('small buffer', t.undobufferentries())
+while t.undobufferentries():
+    t.undo()
+t.setundobuffer(None)
+t.forward(15)
+t.undo()
+print('no buffer', t.undobufferentries())
+t.setundobuffer(50)
+t.begin_fill()
+t.goto(40, -40)
+t.goto(0, -40)
+t.end_fill()
+t.penup()
+t.home()
+while t.undobufferentries():
+    t.undo()
+turtle.done()
