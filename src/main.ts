@@ -9,6 +9,7 @@ import { createApi, type PyTabsApi } from './lib/api';
 import { endWithPage } from './lib/sessions/page-life';
 import { isEmbedLink } from './lib/embed/options';
 import { askPersisted, storageRiskOnOpen } from './lib/storage-risk';
+import { startLocale } from './lib/i18n';
 
 declare global {
   interface Window {
@@ -61,6 +62,8 @@ window.pytabsOffline = serviceWorker;
 async function startApp(): Promise<void> {
   // Asked beside the database's opening, not after it: the first paint waits for both.
   const persisted = askPersisted();
+  // The language is read and its messages loaded while the database opens: the first paint shows it.
+  const language = startLocale();
   try {
     const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
     performance.mark('pytabs:storage-open');
@@ -70,6 +73,7 @@ async function startApp(): Promise<void> {
     endWithPage(manager);
     // Decided before the first paint: a notice arriving later moved the page under a click.
     const storageRisk = await storageRiskOnOpen(manager.settingsStore, persisted).catch(() => null);
+    await language;
     target.replaceChildren();
     const app = mount(App, { target, props: { manager, storageRisk } });
     void onDataErased(manager, (reason) => {
