@@ -27,6 +27,11 @@ export const CONVERTED = [
   'src/ui/StatusBadge.svelte',
   'src/ui/Dialog.svelte',
   'src/ui/Panel.svelte',
+  'src/ui/StorageNotice.svelte',
+  'src/ui/ShareDialog.svelte',
+  'src/ui/SharedLinkDialog.svelte',
+  'src/ui/PreparedLinkDialog.svelte',
+  'src/ui/ImportNotices.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);
