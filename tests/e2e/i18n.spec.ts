@@ -44,10 +44,13 @@ test('French from Settings → Language: in place, nothing open lost, <html lang
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveText('print("bonjour")');
 
+  await expect(page.getByRole('button', { name: 'Nouvelle session' })).toBeVisible();
+  await expect(page.getByRole('tablist', { name: 'Sessions' })).toBeVisible();
+
   await page.reload();
   await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
   await expect(page.getByRole('button', { name: 'Toutes les sessions' })).toBeVisible();
-  await openSettings(page, 'Settings');
+  await openSettings(page, 'Réglages');
   await expect(page.getByRole('dialog', { name: 'Réglages' }).getByRole('combobox', { name: 'Langue' })).toHaveValue('fr');
 });
 
@@ -83,7 +86,7 @@ test("the site's site.json sets the language when the person chose nothing; the 
   await openApp(page);
   await expect(page.locator('html')).toHaveAttribute('lang', 'de');
   await expect(page.getByRole('button', { name: 'Alle Sitzungen' })).toBeVisible();
-  await openSettings(page);
+  await openSettings(page, 'Einstellungen');
   const settings = page.getByRole('dialog', { name: 'Einstellungen' });
   await expect(settings.getByRole('combobox', { name: 'Sprache' })).toHaveValue('');
   await expect(settings.getByRole('option', { name: 'Automatisch (Deutsch)' })).toBeAttached();
@@ -126,7 +129,7 @@ async function unmarked(scope: Locator, skip: string): Promise<string[]> {
   }, skip);
 }
 
-test('pseudo-language: the Settings dialog and the session list, files and variables panels show no unmarked text', async ({ page }) => {
+test('pseudo-language: the top bar, the Settings dialog and the session list, files and variables panels show no unmarked text', async ({ page }) => {
   await page.addInitScript(() => localStorage.setItem('pytabs-language', 'en-XA'));
   await openApp(page);
   await firstSessionId(page);
@@ -145,8 +148,9 @@ test('pseudo-language: the Settings dialog and the session list, files and varia
     checked.push(title);
   }
   expect(checked).toHaveLength(3);
-  // The top bar (App.svelte) is not converted yet: its Settings button keeps its English name.
-  await openSettings(page);
+  // The top bar, less the sessions' names (the person's).
+  expect(await unmarked(page.locator('header.topbar'), '.tab-name')).toEqual([]);
+  await page.getByRole('button', { name: /^⟦Šéţţîñĝš/ }).click();
   const settings = page.getByRole('dialog', { name: /^⟦Šéţţîñĝš/ });
   await expect(settings).toBeVisible();
   await expect(settings.locator('#storage-usage, .storage p').first()).toBeVisible();

@@ -32,6 +32,10 @@ export const CONVERTED = [
   'src/ui/SharedLinkDialog.svelte',
   'src/ui/PreparedLinkDialog.svelte',
   'src/ui/ImportNotices.svelte',
+  'src/ui/ActionsMenu.svelte',
+  'src/ui/SessionFileActions.svelte',
+  'src/ui/EmbedDialog.svelte',
+  'src/ui/App.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);
