@@ -231,6 +231,9 @@ function serviceWorker() {
         'embed-origins.json',
         // The deployer's default language (src/lib/i18n/preference.ts), read fresh for the same reason.
         'site.json',
+        // The pseudo-languages are for tests; every real language is kept, to be chosen offline.
+        'assets/en-XA-*.js',
+        'assets/ar-XB-*.js',
         // The embed client and its example page are for other sites' pages, not this app.
         'embed/**',
         // The local model's runtime (llama.cpp's 10 MB wasm and the worker that drives it): only
