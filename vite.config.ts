@@ -1,6 +1,8 @@
 import { build, defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
+import { paraglideVitePlugin } from '@inlang/paraglide-js';
+import { paraglideOptions } from './scripts/i18n.mjs';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -227,6 +229,11 @@ function serviceWorker() {
         'pyodide/snapshot-*.bin.gz',
         // Read fresh by each embed (src/lib/embed/origins.ts): a deployer's change must apply at once.
         'embed-origins.json',
+        // The deployer's default language (src/lib/i18n/preference.ts), read fresh for the same reason.
+        'site.json',
+        // The pseudo-languages are for tests; every real language is kept, to be chosen offline.
+        'assets/en-XA-*.js',
+        'assets/ar-XB-*.js',
         // The embed client and its example page are for other sites' pages, not this app.
         'embed/**',
         // The local model's runtime (llama.cpp's 10 MB wasm and the worker that drives it): only
@@ -273,7 +280,7 @@ function embedClient(): Plugin {
 
 export default defineConfig({
   base: './',
-  plugins: [pyodideNodeBuiltins(), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), embedHeaders(), serviceWorker(), embedClient()],
+  plugins: [pyodideNodeBuiltins(), paraglideVitePlugin(paraglideOptions), svelte(), pyodideCore(), pyodideSnapshot(), workerCsp(), embedHeaders(), serviceWorker(), embedClient()],
   // Shared with the service worker's own build (src/sw.ts), which adds the policy on hosts that send none.
   define: { __PYTABS_WORKER_CSP__: JSON.stringify(workerPolicy()) },
   // Pyodide is bundled into the session worker, which Vite builds with its own plugins.

@@ -9,6 +9,7 @@ import { createApi, type PyTabsApi } from './lib/api';
 import { endWithPage } from './lib/sessions/page-life';
 import { isEmbedLink } from './lib/embed/options';
 import { askPersisted, storageRiskOnOpen } from './lib/storage-risk';
+import { messages, startLocale } from './lib/i18n';
 
 declare global {
   interface Window {
@@ -27,13 +28,10 @@ function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
   box.setAttribute('role', 'alert');
   box.style.padding = '2rem';
   const p = document.createElement('p');
-  p.textContent =
-    reason === 'erased'
-      ? 'All PyTabs data on this device was erased.'
-      : 'A newer version of PyTabs was opened in another tab and took over its storage.';
+  p.textContent = reason === 'erased' ? messages().page_erased() : messages().page_taken_over();
   const reload = document.createElement('button');
   reload.type = 'button';
-  reload.textContent = 'Reload';
+  reload.textContent = messages().update_reload();
   reload.addEventListener('click', () => location.reload());
   box.append(p, reload);
   target.replaceChildren(box);
@@ -47,8 +45,7 @@ function showBlocked(target: HTMLElement): void {
   const p = document.createElement('p');
   p.setAttribute('role', 'alert');
   p.style.padding = '2rem';
-  p.textContent =
-    'PyTabs is open in another tab with an older version. Close or reload that tab to continue; this page opens by itself once it has.';
+  p.textContent = messages().page_blocked();
   target.replaceChildren(p);
 }
 
@@ -61,6 +58,8 @@ window.pytabsOffline = serviceWorker;
 async function startApp(): Promise<void> {
   // Asked beside the database's opening, not after it: the first paint waits for both.
   const persisted = askPersisted();
+  // The language is read and its messages loaded while the database opens: the first paint shows it.
+  const language = startLocale();
   try {
     const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
     performance.mark('pytabs:storage-open');
@@ -70,6 +69,7 @@ async function startApp(): Promise<void> {
     endWithPage(manager);
     // Decided before the first paint: a notice arriving later moved the page under a click.
     const storageRisk = await storageRiskOnOpen(manager.settingsStore, persisted).catch(() => null);
+    await language;
     target.replaceChildren();
     const app = mount(App, { target, props: { manager, storageRisk } });
     void onDataErased(manager, (reason) => {
@@ -85,7 +85,8 @@ async function startApp(): Promise<void> {
     const p = document.createElement('p');
     p.setAttribute('role', 'alert');
     p.style.padding = '2rem';
-    p.textContent = `PyTabs could not open its storage (IndexedDB): ${error instanceof Error ? error.message : String(error)}. Private browsing or blocked site data can cause this.`;
+    await language;
+    p.textContent = messages().page_no_storage({ error: error instanceof Error ? error.message : String(error) });
     target.replaceChildren(p);
   }
 }

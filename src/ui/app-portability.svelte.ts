@@ -12,6 +12,7 @@ import {
   type OpenedShare,
 } from '../lib';
 import type { Reporter } from './reporter';
+import { m } from './i18n.svelte';
 import type { SessionPortability } from './session-portability.svelte';
 import { quoteName } from '../lib/quote-name';
 
@@ -66,8 +67,7 @@ export class AppPortability {
     await this.app.refresh();
     this.app.select(result.sessionId);
     this.app.viewOf(result.sessionId)?.portable.imported(result);
-    const parts = [`${result.files.length} file(s)`, `${result.rounds} message(s)`];
-    this.app.inform(`Opened "${result.name}" as a new session: ${parts.join(', ')}.`);
+    this.app.inform(m.notice_imported({ name: result.name, files: result.files.length, messages: result.rounds }));
     for (const warning of result.warnings) this.app.notify(new Error(warning));
   }
 

@@ -16,6 +16,7 @@ import type { Round } from '../lib/chat';
 import { embedSession, type EmbedOffer, type EmbedSettings } from '../lib/embed';
 import type { Reporter } from './reporter';
 import { saveFile } from './save-file';
+import { m } from './i18n.svelte';
 
 /**
  * What this needs of its session's view model. The view model owns a SessionPortability and
@@ -78,7 +79,7 @@ export class SessionPortability {
     try {
       return await shareSession(this.manager, this.view.id, location.href);
     } catch (error) {
-      this.report.notify(new Error(`Could not make a link to ${this.view.info.name}: ${message(error)}`));
+      this.report.notify(new Error(m.notice_link_failed({ name: this.view.info.name, error: message(error) })));
       return null;
     }
   }
@@ -88,7 +89,7 @@ export class SessionPortability {
     try {
       return await embedSession(this.manager, this.view.id, location.href, settings);
     } catch (error) {
-      this.report.notify(new Error(`Could not make an embed of ${this.view.info.name}: ${message(error)}`));
+      this.report.notify(new Error(m.notice_embed_failed({ name: this.view.info.name, error: message(error) })));
       return null;
     }
   }
@@ -98,7 +99,7 @@ export class SessionPortability {
     try {
       saveFile(await exportSession(this.manager, this.view.id));
     } catch (error) {
-      this.report.notify(new Error(`Could not export ${this.view.info.name}: ${message(error)}`));
+      this.report.notify(new Error(m.notice_export_failed({ name: this.view.info.name, error: message(error) })));
     }
   }
 
@@ -122,7 +123,7 @@ export class SessionPortability {
 
   /** Load saved variables: the person said yes to code from a file made elsewhere. */
   loadHeld(): Promise<boolean> {
-    return this.change(() => confirmImportedState(this.manager, this.view.id), `The saved variables of ${this.view.info.name} are loading.`);
+    return this.change(() => confirmImportedState(this.manager, this.view.id), m.notice_held_loading({ name: this.view.info.name }));
   }
 
   /** Discard them: files and history stay. */
@@ -131,7 +132,7 @@ export class SessionPortability {
     try {
       await discardImportedState(this.manager, this.view.id);
       this.held = null;
-      this.report.inform('The saved variables were discarded; the files and history stay.');
+      this.report.inform(m.notice_held_discarded());
     } catch (error) {
       this.report.notify(error);
     } finally {

@@ -9,6 +9,7 @@ import { TurtleEvents, type TurtleEvent, type TurtlePicture } from '../lib/turtl
 import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 import { quoteName } from '../lib/quote-name';
+import { m } from './i18n.svelte';
 
 /** An open file preview: the bytes it was made from, so an image can be shown from them. */
 export interface ShownPreview {
@@ -309,11 +310,11 @@ export class SessionView {
       const report = await this.manager.startSession(this.id);
       if (report.failed.length) {
         const lost = report.failed.map((f) => `${f.name} (${f.reason})`).join('; ');
-        this.report.notify(new Error(`Some saved variables of ${this.info.name} could not be restored: ${lost}. Everything else is back.`));
+        this.report.notify(new Error(m.notice_restore_failed({ name: this.info.name, lost })));
       }
     } catch (error) {
       if (this.deleted || (error instanceof WorkerTerminatedError && error.cause === 'deleted')) return;
-      this.report.notify(new Error(`The session could not start: ${message(error)}`));
+      this.report.notify(new Error(m.notice_start_failed({ error: message(error) })));
     }
   }
 
@@ -321,7 +322,7 @@ export class SessionView {
     try {
       await this.manager.takeOver(this.id);
       await this.start();
-      this.report.inform('This tab now runs the session; the other tab stopped it and kept everything it saved.');
+      this.report.inform(m.notice_taken_over());
     } catch (error) {
       this.report.notify(error);
     }
@@ -473,7 +474,7 @@ export class SessionView {
     }
     try {
       const how = await this.manager.stop(this.id);
-      if (how === 'restarted') this.report.inform('The run did not stop on its own, so the session restarted from its last saved state.');
+      if (how === 'restarted') this.report.inform(m.notice_restarted());
     } catch (error) {
       this.report.notify(error);
     }
@@ -488,7 +489,7 @@ export class SessionView {
         const data = new Uint8Array(await file.arrayBuffer());
         this.attachments = [...this.attachments.filter((a) => a.name !== file.name), { name: file.name, data }];
       } catch (error) {
-        this.report.notify(new Error(`Could not read ${quoteName(file.name)}: ${message(error)}`));
+        this.report.notify(new Error(m.notice_read_failed({ name: quoteName(file.name), error: message(error) })));
       }
     }
   }
@@ -504,9 +505,9 @@ export class SessionView {
     for (const file of files) {
       try {
         await this.manager.writeFile(this.id, file.name, new Uint8Array(await file.arrayBuffer()));
-        this.report.inform(`Uploaded ${file.name}.`);
+        this.report.inform(m.notice_uploaded({ name: file.name }));
       } catch (error) {
-        this.report.notify(new Error(`Could not upload ${quoteName(file.name)}: ${message(error)}`));
+        this.report.notify(new Error(m.notice_upload_failed({ name: quoteName(file.name), error: message(error) })));
       }
     }
   }
@@ -550,13 +551,13 @@ export class SessionView {
   /** Renames a file; throws the reason, for the rename form to show. */
   async renameFile(from: string, to: string): Promise<void> {
     await this.manager.renameFile(this.id, from, to);
-    this.report.inform(`Renamed ${from} to ${to}.`);
+    this.report.inform(m.notice_file_renamed({ from, to }));
   }
 
   async deleteFile(path: string): Promise<void> {
     try {
       await this.manager.deleteFile(this.id, path);
-      this.report.inform(`Deleted ${path}.`);
+      this.report.inform(m.notice_file_deleted({ path }));
     } catch (error) {
       this.report.notify(error);
     }
@@ -581,7 +582,7 @@ export class SessionView {
     const form = this.varForm;
     const name = form.key.trim();
     if (!name) {
-      form.error = 'A session variable needs a name.';
+      form.error = m.svars_needs_name();
       return;
     }
     const next = { ...this.sessionVars };
