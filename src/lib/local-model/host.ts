@@ -1,4 +1,5 @@
 import { loadLocalModel, type LoadProgress, type LocalModel } from './client';
+import { ensureModelRuntime } from './runtime';
 import { openKeptModel } from './store';
 
 /** A model not asked anything for this long is unloaded, and its memory goes back to the browser. */
@@ -62,6 +63,7 @@ export class LocalModelHost {
     try {
       const kept = await openKeptModel(id);
       if (!kept) throw new Error('This model is no longer kept in this browser (removed, or deleted by the browser to free space): add it again in Settings → Assistant.');
+      await ensureModelRuntime();
       onLoading?.(kept.meta.name, kept.meta.bytes);
       const model = await loadLocalModel({ kind: 'blob', blob: kept.file }, { onProgress: (progress) => this.status.state === 'loading' && this.set({ state: 'loading', id, progress }) });
       // Unloaded or switched while it loaded: this one is not wanted any more.
