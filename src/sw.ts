@@ -21,12 +21,11 @@ import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkOnly } from 'workbox-strategies';
 import { withIsolation } from './lib/offline/isolation';
 import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './lib/offline/keep-app';
+import { isModelRuntimePath, MODEL_RUNTIME_CACHE } from './lib/offline/model-runtime';
 import { installStdinRelay } from './lib/offline/stdin-relay';
 import { integritySha256, isComplete, keepPackageFile, keptPackageFile, PACKAGE_CACHE, PACKAGE_CACHE_PREFIX } from './lib/offline/package-cache';
 
 declare let self: ServiceWorkerGlobalScope;
-/** Where the local model's runtime is kept once used (erased with the rest: portability/erase.ts deletes every cache). */
-const MODEL_RUNTIME_CACHE = 'pytabs-model-runtime';
 /** The session worker's policy, from public/_headers at build time (vite.config.ts). */
 declare const __PYTABS_WORKER_CSP__: string;
 
@@ -62,10 +61,10 @@ precache.addToCacheList(self.__WB_MANIFEST);
 // navigation to `./?anything` is the precached index.html.
 registerRoute(new PrecacheRoute(precache, { ignoreURLParametersMatching: [/.*/] }));
 // The local model's runtime (llama.cpp's wasm and the worker that drives it) is not in the list,
-// which every visitor downloads: it is kept the first time a model loads, so a kept model answers
-// offline too. Their names carry a hash, so a kept copy is never stale.
+// which every visitor downloads: the page keeps it when a model is kept (local-model/runtime.ts),
+// and a load keeps what is still missing, so a kept model answers offline too.
 registerRoute(
-  ({ url, sameOrigin }) => sameOrigin && /\/assets\/(wllama-[^/]+\.wasm|model\.worker-[^/]+\.js)$/.test(url.pathname),
+  ({ url, sameOrigin }) => sameOrigin && isModelRuntimePath(url.pathname),
   new CacheFirst({ cacheName: MODEL_RUNTIME_CACHE, plugins: [plugins[1]] }),
 );
 // A page or worker script of this origin that is not in the list still gets its headers.

@@ -6,7 +6,7 @@ import { SessionPortability } from './session-portability.svelte';
 import { SessionAssignmentView } from './session-assignment.svelte';
 import type { Reporter } from './reporter';
 import { TurtleEvents, type TurtleEvent, type TurtlePicture } from '../lib/turtle';
-import { ask, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
+import { ask, prepareAsk, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 import { quoteName } from '../lib/quote-name';
 import { m } from './i18n.svelte';
@@ -177,6 +177,7 @@ export class SessionView {
 
   setMode(mode: MessageMode): Promise<void> {
     this.modeChoice = mode;
+    if (this.draft.trim()) this.startedWriting();
     return this.savePrefs({ mode });
   }
 
@@ -439,6 +440,16 @@ export class SessionView {
     } finally {
       this.asking.delete(controller);
     }
+  }
+
+  /**
+   * The person started writing (the draft was empty): in Ask mode, the model in this browser is
+   * loaded and reads the question's start now (assistant/ask.ts prepareAsk), not at the Send. A
+   * failure shows with the question, which loads it again.
+   */
+  startedWriting(): void {
+    if (this.mode !== 'ask' || !this.assistant.configured) return;
+    void prepareAsk(this.manager, this.id).catch(() => undefined);
   }
 
   /** Waits for Run, Edit or Skip on a code card; a Stop of the round drops the question. */

@@ -547,3 +547,120 @@ test("a load whose runtime worker goes quiet (wllama's, started by ours) is trie
   expect(runtimes.length).toBeGreaterThanOrEqual(2);
   expect(ours).toHaveLength(2);
 });
+
+/** Cuts the network of the page's context and reloads it: the kept app opens offline. */
+async function reloadOffline(page: Page) {
+  await page.context().setOffline(true);
+  await page.reload();
+  await openApp(page);
+  // As offline.spec.ts found: a page that reloaded under the emulation is told again that it is offline.
+  await page.context().setOffline(false);
+  await page.context().setOffline(true);
+  expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+}
+
+test('a listed model downloaded and never asked answers offline; one whose runtime was not kept says so and what to do', async ({ page }) => {
+  test.setTimeout(300_000);
+  const sha256 = createHash('sha256').update(prefersR).digest('hex');
+  await page.context().route('**/models.json', (route) =>
+    route.fulfill({ contentType: 'application/json', body: JSON.stringify({ models: [{ name: 'Prefers r', file: 'models/prefers-r.gguf', size: prefersR.byteLength, sha256 }] }) }),
+  );
+  await serveModel(page, prefersR, 'models/prefers-r.gguf');
+  await openApp(page);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('radio', { name: 'A model in this browser' }).check();
+  await dialog.getByRole('button', { name: 'Download Prefers r' }).click();
+  await expect(dialog.getByRole('radio', { name: /^Prefers r \(431 KB\)/ })).toBeChecked();
+  await dialog.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText('Settings saved.')).toBeVisible();
+
+  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r = 42');
+  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  await expect.poll(() => page.evaluate(() => window.pytabsOffline?.status.offline), { timeout: 60_000 }).toBe('ready');
+  // Nothing asked: the model never ran on this page.
+  expect(await modelWorkers(page)).toEqual([]);
+
+  await reloadOffline(page);
+  await mode.getByRole('radio', { name: 'Ask' }).check();
+  await send(page, 'What is r?');
+  await expect(reply(page, 2).getByRole('group', { name: 'Code 1' })).toContainText('42', { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped');
+
+  // A model kept before its runtime was (or whose runtime the browser dropped): offline, Ask and
+  // Settings say what is missing and what to do, instead of the worker's failure.
+  await page.evaluate(() => caches.delete('pytabs-model-runtime'));
+  await reloadOffline(page);
+  await send(page, 'And now?');
+  await expect(reply(page, 3)).toContainText('runtime (llama.cpp for this browser) was not kept for offline use on this device', { timeout: 60_000 });
+  await expect(reply(page, 3)).toContainText('Go online once');
+  await expect(reply(page, 3)).not.toContainText('worker failed');
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('was not kept for offline use');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  // Online once: Settings keeps it, and the model answers offline again.
+  await page.context().setOffline(false);
+  await page.reload();
+  await openApp(page);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(dialog.getByRole('radio', { name: /^Prefers r/ })).toBeChecked();
+  await expect.poll(() => page.evaluate(async () => (await (await caches.open('pytabs-model-runtime')).keys()).length), { timeout: 30_000 }).toBe(2);
+  await expect(dialog.getByRole('alert')).toHaveCount(0);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await reloadOffline(page);
+  await send(page, 'Once more?');
+  await expect(reply(page, 4).getByRole('group', { name: 'Code 1' })).toContainText('42', { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 4)).toContainText('Stopped');
+});
+
+test('writing a question in Ask loads the model and has it read the question’s start; a page that only runs code never loads it', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openApp(page);
+  const id = await firstSessionId(page);
+  const dialog = await addPrefersR(page);
+  await dialog.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText('Settings saved.')).toBeVisible();
+  const status = dialog.getByRole('status', { name: 'Model in this browser' });
+
+  // Code typed and run, a reload, time passing: no model.
+  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r = 42');
+  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  await page.reload();
+  await openApp(page);
+  await page.waitForTimeout(3000);
+  expect(await modelWorkers(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(status).toContainText('Not loaded');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  // The first keys of a question in Ask mode start the load, before anything is sent.
+  await mode.getByRole('radio', { name: 'Ask' }).check();
+  await page.getByRole('textbox', { name: 'Message' }).pressSequentially('What is');
+  await expect.poll(() => modelWorkers(page), { timeout: 30_000 }).not.toEqual([]);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(status).toContainText('Loaded: Prefers r', { timeout: 60_000 });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(await page.evaluate((id) => window.pytabs!.history(id).list().then((rounds) => rounds.length), id)).toBe(1);
+
+  // Sent: the model had read the prompt up to the question, so the question reads little more.
+  await page.getByRole('textbox', { name: 'Message' }).pressSequentially(' r?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(reply(page, 2).getByRole('group', { name: 'Code 1' })).toContainText('42', { timeout: 120_000 });
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(reply(page, 2)).toContainText('Stopped');
+  const first = await page.evaluate(async (id) => {
+    const rounds = await window.pytabs!.history(id).list<import('../../src/lib/chat/types').Round>();
+    const round = rounds.find((r) => r.kind === 'ask')!;
+    return round.events.find((e) => e.type === 'usage' && e.step === 0);
+  }, id);
+  expect(first).toMatchObject({ type: 'usage' });
+  const usage = first as { promptTokens: number; cachedTokens?: number };
+  expect(usage.cachedTokens ?? 0).toBeGreaterThan(usage.promptTokens / 2);
+});

@@ -110,3 +110,29 @@ test('Ask with the model in this browser: its turn runs code in the session, and
   await person.expectText(person.reply(3), 'Stopped', 60_000);
   expect(host.refused.filter((p) => !p.endsWith('/sw.js'))).toEqual([]);
 });
+
+test('a model added and never asked answers with the host gone: its runtime was kept with it', async ({ person, host }) => {
+  await person.open(host.url);
+  const settings = { role: 'dialog', name: 'Settings' };
+  await person.click({ role: 'button', name: 'Settings' });
+  await person.click({ role: 'radio', name: 'A model in this browser', within: settings });
+  await person.choose('Add a model file', [{ name: 'prefers-r.gguf', data: prefersR }]);
+  await person.find({ role: 'radio', namePrefix: 'Prefers r (431 KB)', within: settings });
+  await person.click({ role: 'button', name: 'Save settings', within: settings });
+  await person.expectGone(settings);
+
+  const mode = { role: 'radiogroup', name: 'Message mode' };
+  await person.click({ role: 'radio', name: 'Code', within: mode });
+  await person.send('r = 42');
+  await person.expectText(person.reply(1), 'Done', 90_000);
+  // Nothing asked: the app is kept after the run, the model and its runtime when it was added.
+  await person.untilKeptOffline();
+  host.refusing = true;
+  await person.reload();
+  await person.click({ role: 'radio', name: 'Ask', within: mode });
+  await person.send('What is r?');
+  await person.expectText({ role: 'group', name: 'Code 1', within: person.reply(2) }, '42', 180_000);
+  await person.click({ role: 'button', name: 'Stop' });
+  await person.expectText(person.reply(2), 'Stopped', 60_000);
+  expect(host.refused.filter((p) => !p.endsWith('/sw.js'))).toEqual([]);
+});

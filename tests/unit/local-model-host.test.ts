@@ -72,6 +72,20 @@ describe('LocalModelHost', () => {
     expect(loads).toEqual(['a', 'a']);
   });
 
+  it('every caller that waits for a load hears what loads, also one that came after it began', async () => {
+    const host = new LocalModelHost(60_000);
+    const heard: string[] = [];
+    const first = host.use('a', (name, bytes) => heard.push(`first: ${name}, ${bytes}`));
+    await Promise.resolve();
+    const second = host.use('a', (name, bytes) => heard.push(`second: ${name}, ${bytes}`));
+    await Promise.all([first, second]);
+    expect(loads).toEqual(['a']);
+    expect(heard.sort()).toEqual(['first: model a, 10', 'second: model a, 10']);
+    // Loaded: nothing to hear.
+    await host.use('a', (name) => heard.push(`third: ${name}`));
+    expect(heard).toHaveLength(2);
+  });
+
   it('one model per page: another one unloads the first; one ended elsewhere is loaded again', async () => {
     const host = new LocalModelHost(60_000);
     const a = await host.use('a');

@@ -300,6 +300,24 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
 }
 
 /**
+ * The model in this browser, as the person starts writing a question in `sessionId`: loads it
+ * and has it read the question's prompt up to the question (readNextQuestion), so that a
+ * question typed over half a minute meets a model that is loaded and has read that start. Not a
+ * background request: a question sent before it ends begins the same way, so it waits for that
+ * reading and reuses it. An endpoint elsewhere has nothing to load: nothing is sent.
+ */
+export async function prepareAsk(engine: AssistantEngine, sessionId: string, options: Pick<AskOptions, 'endpoint'> = {}): Promise<void> {
+  const endpoint = options.endpoint ?? (await assistantEndpoint(engine.settingsStore));
+  if (!endpoint.configured || endpoint.settings.provider !== 'local') return;
+  const connection = endpoint.connection({ session: sessionId });
+  const { settings } = endpoint;
+  const { small } = connection;
+  if (!small) return;
+  const budgets = { contextTokens: Math.min(settings.contextTokens, small.contextTokens), memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens) };
+  await readNextQuestion(engine, sessionId, createClient(connection), connection.model, budgets);
+}
+
+/**
  * A small model, after a round: the session's next question's prompt up to the question itself
  * (the earlier rounds, this one included, and the session's state now), sent for one token, so
  * that the model reads it while the person reads the answer, and the next Ask reads only its

@@ -1,4 +1,4 @@
-export { ask, testConnection } from './lazy';
+export { ask, prepareAsk, testConnection } from './lazy';
 export type { AskOptions, AssistantEngine, Approval } from './ask';
 export type { ConnectionReport, ConnectionStatus } from './connection';
 export { AssistantEndpoint, assistantEndpoint, type EndpointConnection } from './endpoint';

@@ -1,4 +1,4 @@
-import type { ask as askNow } from './ask';
+import type { ask as askNow, prepareAsk as prepareNow } from './ask';
 import type { testConnection as testNow } from './connection';
 
 // The model client (the `openai` package, ~390 kB) loads with the first question or connection
@@ -7,6 +7,11 @@ import type { testConnection as testNow } from './connection';
 /** `ask` from ask.ts, loaded on first use. */
 export async function ask(...args: Parameters<typeof askNow>): ReturnType<typeof askNow> {
   return (await import('./ask')).ask(...args);
+}
+
+/** `prepareAsk` from ask.ts, loaded on first use. */
+export async function prepareAsk(...args: Parameters<typeof prepareNow>): ReturnType<typeof prepareNow> {
+  return (await import('./ask')).prepareAsk(...args);
 }
 
 /** `testConnection` from connection.ts, loaded on first use. */

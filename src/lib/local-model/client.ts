@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import { within } from '../timing';
+import { MODEL_WORKER_URL } from './runtime';
 import type {
   ChatMessage,
   CompletionResult,
@@ -70,7 +71,7 @@ export class LocalModelStuck extends LocalModelGone {
 
 /** The model's worker and its API; every call fails as soon as the worker does. */
 class ModelWorker {
-  private readonly worker = new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'pytabs-local-model' });
+  private readonly worker = new Worker(MODEL_WORKER_URL, { type: 'module', name: 'pytabs-local-model' });
   readonly api = Comlink.wrap<ModelWorkerApi>(this.worker);
   private gone: (error: Error) => void = () => undefined;
   private readonly died = new Promise<never>((_, reject) => (this.gone = reject));

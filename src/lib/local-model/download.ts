@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { formatBytes } from '../format';
 import { readGgufBlobHeader, truncation, type GgufHeader } from './gguf';
+import { keepModelRuntime } from './runtime';
 import { keepModel, type KeptModel } from './store';
 
 /** A model a deployer lists in `models.json` beside the app. */
@@ -89,7 +90,17 @@ export async function keepPickedModel(file: File): Promise<KeptModel> {
   const room = await roomFor(file.size);
   if (room) throw new Error(room);
   const name = String(header.metadata.get('general.name') ?? '') || file.name;
-  return keepModel({ id: `file:${file.name}:${file.size}`, name, from: { kind: 'file', fileName: file.name } }, file);
+  return keptWithRuntime(await keepModel({ id: `file:${file.name}:${file.size}`, name, from: { kind: 'file', fileName: file.name } }, file));
+}
+
+/**
+ * A kept model with its runtime kept too, so that it answers offline before it was ever loaded.
+ * Offline (a file added without network), the runtime stays missing: the first load online keeps
+ * it, and a load offline says so (runtime.ts).
+ */
+async function keptWithRuntime(model: KeptModel): Promise<KeptModel> {
+  await keepModelRuntime();
+  return model;
 }
 
 /** Bytes of a download held in the page's memory before they are handed to a Blob. */
@@ -194,5 +205,5 @@ export async function downloadModel(
   const header = await checkModelFile(whole, { size: source.size, sha256: source.sha256 });
   const name = source.name || String(header.metadata.get('general.name') ?? '') || new URL(url).pathname.split('/').pop() || url;
   const sha256 = source.sha256?.toLowerCase() ?? (await sha256Hex(whole));
-  return keepModel({ id: sha256, name, sha256, from: { kind: 'url', url }, ...(source.licence ? { licence: source.licence } : {}) }, whole);
+  return keptWithRuntime(await keepModel({ id: sha256, name, sha256, from: { kind: 'url', url }, ...(source.licence ? { licence: source.licence } : {}) }, whole));
 }

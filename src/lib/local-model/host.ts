@@ -1,4 +1,5 @@
 import { loadLocalModel, type LoadProgress, type LocalModel } from './client';
+import { ensureModelRuntime } from './runtime';
 import { openKeptModel } from './store';
 
 /** A model not asked anything for this long is unloaded, and its memory goes back to the browser. */
@@ -17,7 +18,7 @@ export type LocalModelState =
  */
 export class LocalModelHost {
   private status: LocalModelState = { state: 'none' };
-  private loading: { id: string; promise: Promise<LocalModel> } | null = null;
+  private loading: { id: string; promise: Promise<LocalModel>; tell(onLoading?: (name: string, bytes: number) => void): void } | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<(state: LocalModelState) => void>();
 
@@ -39,9 +40,24 @@ export class LocalModelHost {
     this.touch();
     // A model ended by another load on this page (window.pytabs.loadLocalModel) or by its worker's failure is loaded again.
     if (this.status.state === 'ready' && this.status.id === id && !this.status.model.unloaded) return this.status.model;
-    if (this.loading?.id === id) return this.loading.promise;
-    const promise = this.load(id, onLoading);
-    this.loading = { id, promise };
+    if (this.loading?.id === id) {
+      this.loading.tell(onLoading);
+      return this.loading.promise;
+    }
+    // Each caller that waits for the load hears what loads (a question sent while the load that
+    // writing it started is under way says so in its round), as soon as that is known.
+    const waiting = new Set<(name: string, bytes: number) => void>();
+    let known: [string, number] | null = null;
+    const tell = (listener?: (name: string, bytes: number) => void) => {
+      if (listener && known) listener(...known);
+      else if (listener) waiting.add(listener);
+    };
+    tell(onLoading);
+    const promise = this.load(id, (name, bytes) => {
+      known = [name, bytes];
+      for (const listener of waiting) listener(name, bytes);
+    });
+    this.loading = { id, promise, tell };
     try {
       return await promise;
     } finally {
@@ -62,6 +78,7 @@ export class LocalModelHost {
     try {
       const kept = await openKeptModel(id);
       if (!kept) throw new Error('This model is no longer kept in this browser (removed, or deleted by the browser to free space): add it again in Settings → Assistant.');
+      await ensureModelRuntime();
       onLoading?.(kept.meta.name, kept.meta.bytes);
       const model = await loadLocalModel({ kind: 'blob', blob: kept.file }, { onProgress: (progress) => this.status.state === 'loading' && this.set({ state: 'loading', id, progress }) });
       // Unloaded or switched while it loaded: this one is not wanted any more.
