@@ -4,7 +4,7 @@ import { withStorage } from '../portability/manager';
 import { readSessionContents } from '../storage/imports';
 import type { AssignmentManager } from './manager';
 import { sessionAssignment } from './session-assignment';
-import { runCases, testedProgram, type CaseRunner, type NoProgram, type TestedProgram } from './program';
+import { runCases, testedProgram, type NoProgram, type OutputComparer, type ProgramRunner, type TestedProgram } from './program';
 import type { ProgramTests } from '../portability/assignment-file';
 import type { Round } from '../chat/types';
 
@@ -38,8 +38,10 @@ export async function checkWork(manager: AssignmentManager, sessionId: string, o
   }
   if (assignment.program) {
     const program = await programOf(manager, sessionId, assignment.program, found.answer);
-    const runner: CaseRunner = (run, timeoutMs) => manager.runCase(sessionId, run, { timeoutMs });
-    results.push(...(await runCases(assignment, program, runner, CHECK_OUTPUT_CHARS, onResult)));
+    // Advisory: the cases run in the student's own session, compared by the same rules as grading's.
+    const runner: ProgramRunner = (run, timeoutMs) => manager.runProgram(sessionId, run, { timeoutMs });
+    const comparer: OutputComparer = (source, name, expected, actual, timeoutMs) => manager.compareOutputs(sessionId, source, name, expected, actual, { timeoutMs });
+    results.push(...(await runCases(assignment, program, runner, comparer, CHECK_OUTPUT_CHARS, onResult)));
   }
   return results;
 }
