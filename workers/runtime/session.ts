@@ -26,6 +26,9 @@ import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
 
+/** How a program run can end, as pytabs.programs.run_program says it. */
+const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
+
 /** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
 
@@ -305,12 +308,16 @@ export class WorkerSession {
     const changed = this.tampered();
     if (changed.length) return notRun('Tampered', tamperedText(changed));
     try {
-      const ran = toPlain<ProgramRun>(this.runtime.run_program(run.source, run.filename, run.input, run.outputChars));
+      const ran = toPlain<Partial<ProgramRun>>(this.runtime.run_program(run.source, run.filename, run.input, run.outputChars));
       // The program ran beside the machinery: what it changed voids the case.
       const after = this.tampered();
       if (after.length) return notRun('Tampered', tamperedText(after));
+      // Outside grading nothing is sealed: a session whose program replaced the runner gets no answer from it.
+      if (typeof ran.stdout !== 'string' || typeof ran.stderr !== 'string' || typeof ran.message !== 'string' || !ENDINGS.includes(ran.ended!)) {
+        return notRun('Tampered', "not run: the session's code replaced what runs the program");
+      }
       // Python's None arrives as undefined.
-      return { ...ran, error: ran.error ?? null };
+      return { stdout: ran.stdout, stderr: ran.stderr, ended: ran.ended!, error: ran.error ?? null, message: ran.message, ms: Number(ran.ms) || 0 };
     } catch (error) {
       // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
       if (!String(error).includes('KeyboardInterrupt')) throw error;
