@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { strToU8, unzipSync } from 'fflate';
 import { FIRST_RUN, region, reply, send } from './app';
-import { asStudent, json, variant, withCode } from './hand-ins';
+import { asStudent, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, json, variant, withCode } from './hand-ins';
 import { StaticHost } from './static-host';
 
 // The same file, the same grade: on a plain host's first visit (no cross-origin isolation, so a
@@ -167,21 +167,6 @@ test('on a plain host’s first visit an endless cell is left out and the rest r
   await expect(row('Forger Fay')).not.toContainText('another version');
 });
 
-/** Four cases; the program below loops for ever on the first three, as outside checks handed in. */
-const ENDLESS_CASES = {
-  title: 'Count down',
-  instructions: 'Read n and print done.',
-  starterCode: '',
-  checkSource: '',
-  checks: [],
-  timeLimitSeconds: 3,
-  program: {
-    rule: 'judge' as const,
-    cases: ['3', '2', '1', '0'].map((n, i) => ({ name: `case ${i + 1}`, input: `${n}\n`, expected: 'done\n', points: 1 })),
-  },
-};
-const ENDLESS_PROGRAM = "n = int(input())\nwhile n != 0:\n    pass\nprint('done')";
-
 test('a program endless on three of four cases gets the same row on a plain host’s first visit and after a reload: every case runs', async ({ browser }) => {
   test.setTimeout(300_000);
   const teacher = await (await browser.newContext()).newPage();
@@ -231,7 +216,7 @@ test('a program endless on three of four cases gets the same row on a plain host
   const again = await graded(1);
   console.log(`cross-origin isolated: ${isolatedFirst} on the first visit, ${isolatedAfter} after the reload`);
   // CPython's row: the three endless cases out of time, the fourth passed.
-  expect(first.slice(0, 5)).toEqual(['0', '0', '0', '1', '1']);
+  expect(first.slice(0, 5)).toEqual(ENDLESS_GRADE);
   expect(first.join(' ')).toContain('case 3 did not finish in 3 s');
   expect(first.join(' ')).not.toContain('not run');
   expect(again).toEqual(first);
