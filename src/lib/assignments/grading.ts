@@ -23,10 +23,10 @@ export function gradingPoolSize(cores = globalThis.navigator?.hardwareConcurrenc
 /** The most a check's or a cell's output keeps for the teacher to read. */
 const OUTPUT_CHARS = 2000;
 /**
- * What a hand-in's workers may take to start, beside its time budget's share of the time
- * limits: a worker ended under a check or a case (its time limit, on a page that cannot
- * interrupt Python) is started again, and the cells replayed, as often as the checks and cases
- * need, within the budget (`handInBudgetMs`).
+ * What one worker start may take in a hand-in's time budget (`handInBudgetMs`): a worker ended
+ * under a check or a case (its time limit, on a page that cannot interrupt Python) is started
+ * again, and the cells replayed, as often as the checks and cases need. A start took 25 s in
+ * WebKitGTK on a busy 2-core machine.
  */
 const START_ALLOWANCE_MS = 60_000;
 /** Cells that did not finish (each costing the time limit and a fresh worker) after which a hand-in's row ends as "error". */
@@ -405,14 +405,17 @@ export class GradingRun {
 
 /**
  * How long one hand-in may take to grade: twice what its replayed cells, its checks and its
- * cases may take at most (each its time limit), and a minute for its workers' starts. Every
- * check and case runs, the worker started again after each that ended it, until this is spent;
- * the rule is the same whether or not the page can interrupt Python.
+ * cases may take at most (each its time limit), and a minute for each worker start they may
+ * need (the first, and one after each check and case). Every check and case runs, the worker
+ * started again after each that ended it, until this is spent; the rule is the same whether
+ * or not the page can interrupt Python.
  */
 export function handInBudgetMs(assignment: Assignment, cells: number): number {
   const limitMs = assignment.timeLimitSeconds * 1000;
-  const cases = (assignment.program?.cases ?? []).reduce((sum, c) => sum + (c.timeLimitSeconds ?? assignment.timeLimitSeconds) * 1000, 0);
-  return 2 * (limitMs * (cells + assignment.checks.length) + cases) + START_ALLOWANCE_MS;
+  const cases = assignment.program?.cases ?? [];
+  const caseMs = cases.reduce((sum, c) => sum + (c.timeLimitSeconds ?? assignment.timeLimitSeconds) * 1000, 0);
+  const starts = 1 + assignment.checks.length + cases.length;
+  return 2 * (limitMs * (cells + assignment.checks.length) + caseMs) + START_ALLOWANCE_MS * starts;
 }
 
 /** A worker that failed under a hand-in, in the teacher's words. */
