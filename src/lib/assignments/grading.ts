@@ -313,8 +313,9 @@ export class GradingRun {
       let current = await fresh();
       for (const spec of this.assignment.checks) {
         if (!spent() && !current.isLive) current = await fresh();
-        if (spent()) notRun.push(spec.name);
-        const outcome = spent()
+        const over = spent();
+        if (over) notRun.push(spec.name);
+        const outcome = over
           ? { name: spec.name, passed: false, message: budgetText, error: 'NotRun', output: '' }
           : await current.check(this.assignment.checkSource, spec.name, OUTPUT_CHARS, limitMs);
         const result = scored({ ...outcome, output: outcome.output.slice(0, OUTPUT_CHARS) }, spec);
