@@ -339,7 +339,7 @@ export interface SessionWorkerApi {
   runProgram(run: ProgramCase): Promise<ProgramRun>;
   /**
    * Runs the compare function `name` of an assignment's check `source` on one case's expected
-   * and actual output (the 'function' rule). Grading asks a worker that never ran a student's code.
+   * and actual output (the 'function' rule), in a scratch worker that never runs a student's code.
    */
   compareOutputs(source: string, name: string, expected: string, actual: string): Promise<CompareVerdict>;
   /**

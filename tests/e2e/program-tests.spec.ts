@@ -215,24 +215,34 @@ test('the teacher grades the class by its cases: a column per case, the points o
   expect(csv.find((line) => line.startsWith('Rita Right,'))).toMatch(/^Rita Right,right\.pytabs\.zip,1,1,2,4,/);
 });
 
-test("cases compared by the teacher's function: Check my work and grading give the same verdicts and messages", async () => {
+test("cases compared by the teacher's function: Check my work and grading give the same verdicts and messages", async ({ page }) => {
   test.setTimeout(240_000);
+  await openApp(page);
   const draft = {
     title: 'Shout',
     instructions: 'Print hello, in any case.',
     starterCode: '',
-    checkSource: 'def compare_output(expected, actual):\n    assert actual.strip().lower() == expected.strip(), f"say {expected.strip()}, in any case"\n',
+    // It runs where no student's code ran: the mark every hand-in's program leaves in its Python is not there.
+    checkSource: [
+      'import builtins',
+      '',
+      'def compare_output(expected, actual):',
+      "    assert not hasattr(builtins, 'student_was_here'), 'compared beside the student\\'s code'",
+      '    assert actual.strip().lower() == expected.strip(), f"say {expected.strip()}, in any case"',
+      '',
+    ].join('\n'),
     checks: [],
     timeLimitSeconds: 5,
     program: { rule: 'function', compareName: 'compare_output', cases: [{ name: 'hello', input: '', expected: 'hello\n', points: 1 }] },
   };
-  const handIns = await teacher.evaluate(async (draft) => {
+  const handIns = await page.evaluate(async (draft) => {
     const api = window.pytabs!;
     const lib = window.pytabsLib!;
     const session = await api.createSession('Shout teacher');
     const { file } = await lib.saveAsAssignment(api, session.id, draft as Parameters<typeof lib.saveAsAssignment>[2]);
     const out: { name: string; data: number[]; claimed: [boolean, string][] }[] = [];
-    for (const [name, code] of [['Hal Loud', "print('HELLO')"], ['Bea Bye', "print('bye')"]]) {
+    for (const [name, printed] of [['Hal Loud', "print('HELLO')"], ['Bea Bye', "print('bye')"]]) {
+      const code = `import builtins\nbuiltins.student_was_here = True\n${printed}`;
       const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
       await lib.sendMessage(api, student, code);
       const results = await lib.checkWork(api, student);
@@ -243,12 +253,12 @@ test("cases compared by the teacher's function: Check my work and grading give t
     return out;
   }, draft);
   expect(handIns.map((h) => h.claimed)).toEqual([[[true, '']], [[false, 'say hello, in any case']]]);
-  await teacher.getByRole('tab', { name: 'Shout' }).click();
-  await chooseZips(teacher, 'Grade submissions', handIns.map((h) => ({ name: `${h.name}.pytabs.zip`, data: new Uint8Array(h.data) })));
-  const grading = region(teacher, 'Grading');
+  await page.getByRole('tab', { name: 'Shout' }).click();
+  await chooseZips(page, 'Grade submissions', handIns.map((h) => ({ name: `${h.name}.pytabs.zip`, data: new Uint8Array(h.data) })));
+  const grading = region(page, 'Grading');
   await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', '2', { timeout: 120_000 });
   const table = grading.getByRole('table', { name: 'Grades' });
-  const row = (name: string) => table.getByRole('row').filter({ has: teacher.getByRole('rowheader', { name, exact: true }) });
+  const row = (name: string) => table.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
   await expect(row('Hal Loud').getByRole('cell').first()).toHaveText('1');
   await expect(row('Bea Bye').getByRole('cell').first()).toHaveText('0');
   await expect(row('Bea Bye')).toContainText('hello: say hello, in any case');

@@ -57,7 +57,6 @@ beforeAll(async () => {
     // The student's Python: one real interpreter stands for the session's worker.
     runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
     runProgram: (_id, run) => python.runProgram(run),
-    compareOutputs: async (_id, source, name, expected, actual) => python.compareOutputs(source, name, expected, actual),
     history: (id) => new RoundHistory(db, id),
     readFile: async (id, path) => {
       const data = await readFileData(db, id, path);

@@ -266,7 +266,6 @@ describe('program cases in an assignment', () => {
       ...device,
       runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
       runProgram: (_id, run) => python.runProgram(run),
-      compareOutputs: async (_id, source, name, expected, actual) => judge.compareOutputs(source, name, expected, actual),
       history: (id) => new RoundHistory(db, id),
       readFile: async (id, file) => {
         const data = await readFileData(db, id, file);

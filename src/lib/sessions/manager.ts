@@ -4,7 +4,7 @@ import { addSession, deleteSessionData, getSession, listSessionRecords, newSessi
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { CheckOutcome, CompareVerdict, InputRequest, ProgramCase, ProgramRun, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { CheckOutcome, InputRequest, ProgramCase, ProgramRun, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
 import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -501,20 +501,6 @@ export class SessionManager {
     await this.ensureOwned(sessionId);
     try {
       return await this.pool.use(this.host(sessionId), (h) => h.runProgram(run, timeoutMs));
-    } finally {
-      this.changed(sessionId, ['state']);
-    }
-  }
-
-  /**
-   * Runs a teacher's compare function `name` of check `source` on one case's outputs in the
-   * session's worker (Check my work; grading uses a worker of its own).
-   */
-  async compareOutputs(sessionId: string, source: string, name: string, expected: string, actual: string, { timeoutMs = 30_000 } = {}): Promise<CompareVerdict> {
-    await this.requireSession(sessionId);
-    await this.ensureOwned(sessionId);
-    try {
-      return await this.pool.use(this.host(sessionId), (h) => h.compare(source, name, expected, actual, timeoutMs));
     } finally {
       this.changed(sessionId, ['state']);
     }
