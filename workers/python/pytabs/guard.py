@@ -87,14 +87,14 @@ def _differ(now: tuple[Any, ...], then: tuple[Any, ...]) -> bool:
     return len(now) != len(then) or any(map(is_not, now, then))
 
 
+# Values an object's own attribute may change between runs (a count, the session variables of the run).
+_PLAIN = (int, float, str, bytes, bool, dict, list, set, tuple, type(None))
+
+
 def _own_attributes(obj: object) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     """An object's own attributes: their names, and the values grading calls through (not plain data, which changes as runs go)."""
     attributes = vars(obj)
     return tuple(attributes), tuple(v for v in attributes.values() if not isinstance(v, _PLAIN))
-
-
-# Values an object's own attribute may change between runs (a count, the session variables of the run).
-_PLAIN = (int, float, str, bytes, bool, dict, list, set, tuple, type(None))
 
 
 class Seal:
