@@ -181,7 +181,8 @@ const api: SessionWorkerApi = {
   run: (code, events, sessionVars, limits, options) =>
     current().run(code, events === undefined ? undefined : (event) => self.postMessage({ pytabsRunEvent: { run: events, event } } satisfies RunEventMessage), sessionVars, limits, options),
   runCheck: (source, name, outputChars) => current().runCheck(source, name, outputChars),
-  runCase: (run) => current().runCase(run),
+  runProgram: (run) => current().runProgram(run),
+  compareOutputs: async (source, name, expected, actual) => current().compareOutputs(source, name, expected, actual),
   sealForGrading: async () => current().sealForGrading(),
   scanCells: async (cells) => current().scanCells(cells),
   writeFile: (path, data) => current().writeFile(path, data),

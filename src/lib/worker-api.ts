@@ -204,39 +204,46 @@ export interface CheckOutcome {
   output: string;
 }
 
-/** How a program's output is compared with a case's (workers/python/pytabs/programs.py). */
-export type CompareRule = 'judge' | 'exact' | 'numbers' | 'function';
-
-/** One program run on one case of an assignment, as the worker is asked for it. */
-export interface CaseRun {
+/**
+ * A program run on one case's input lines, as the worker that runs it is asked for it: never
+ * what it should print. The page compares (src/lib/assignments/compare.ts).
+ */
+export interface ProgramCase {
   /** The program's code, and the name tracebacks give it ('main.py', or '<program>' for a message). */
   source: string;
   filename: string;
   /** The lines sys.stdin holds, each ending in a newline. */
   input: string;
-  expected: string;
-  rule: CompareRule;
-  /** For 'numbers': how far a number may be from the expected one, absolute or relative. */
-  tolerance: number;
-  /** For 'function': the assignment's check source, and the compare function in it. */
-  checkSource: string;
-  compareName: string;
-  /** The most of stdout and of stderr kept; a program that prints more fails. */
+  /** The most of stdout and of stderr kept; a program that prints more is cut ('cut'). */
   outputChars: number;
 }
 
-/** What one case came to. */
-export interface CaseOutcome {
-  passed: boolean;
-  /** What the student reads: why it failed ('line 2: expected '5', got '6''), '' when it passed. */
-  message: string;
-  /** The exception's class name when the program raised ('KeyboardInterrupt': stopped or out of time). */
-  error: string | null;
-  /** What the program printed to stdout, and to stderr (with its traceback). */
-  actual: string;
+/** What a program printed on one case's input, and how it ended (workers/python/pytabs/programs.py). */
+export interface ProgramRun {
+  stdout: string;
+  /** What it printed to stderr, with its traceback. */
   stderr: string;
-  /** The first line (from 1) that differs under the rule; null when none does (or it did not finish). */
-  line: number | null;
+  /**
+   * finished: ran to its end (or exit(0)); raised: an exception or a non-zero exit; cut: printed
+   * more than `outputChars`; stopped: interrupted (Stop, the time limit); not-run: it could not
+   * start (a package failed to load, grading found its machinery changed), `error` says why.
+   */
+  ended: 'finished' | 'raised' | 'cut' | 'stopped' | 'not-run';
+  /** The exception's class name when it did not finish ('SystemExit', 'OutputLimit', 'KeyboardInterrupt', 'TimeoutError', 'Tampered'). */
+  error: string | null;
+  /** The student's words for how it did not finish ('raised ValueError: …', 'did not finish in 3 s'); '' when it finished. */
+  message: string;
+  /** Milliseconds the program ran. */
+  ms: number;
+}
+
+/** A teacher's compare function's verdict on one case's output (`CompareVerdict` of programs.py). */
+export interface CompareVerdict {
+  passed: boolean;
+  /** What the student reads when it failed: the assert's message, or why the function could not decide. */
+  message: string;
+  /** The exception's class name when the function could not decide (NameError: no such function). */
+  error: string | null;
 }
 
 /** What a static look at a hand-in's code found reaching past the student's own values (workers/python/pytabs/guard.py). */
@@ -325,10 +332,16 @@ export interface SessionWorkerApi {
    */
   runCheck(source: string, name: string, outputChars: number): Promise<CheckOutcome>;
   /**
-   * Runs a program on one case of an assignment in a namespace of its own, its stdin the
-   * case's lines: the session's variables are untouched, and nothing is committed.
+   * Runs a program on one case's input lines in a namespace of its own, its stdin those lines:
+   * the session's variables are untouched, and nothing is committed. What it prints comes back;
+   * what it should print never goes in.
    */
-  runCase(run: CaseRun): Promise<CaseOutcome>;
+  runProgram(run: ProgramCase): Promise<ProgramRun>;
+  /**
+   * Runs the compare function `name` of an assignment's check `source` on one case's expected
+   * and actual output (the 'function' rule), in a scratch worker that never runs a student's code.
+   */
+  compareOutputs(source: string, name: string, expected: string, actual: string): Promise<CompareVerdict>;
   /**
    * Seals what checks and cases run on (grading, before a hand-in's first cell): from then on
    * a check or a case that finds any of it changed fails as `error: 'Tampered'`, naming what changed.

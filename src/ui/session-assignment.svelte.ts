@@ -183,13 +183,13 @@ export class SessionAssignmentView {
     const program = await programOf(this.manager, this.owner.id, { rule: 'exact', cases: [], ...(file ? { file } : {}) }, this.current?.answer);
     if (program.from === 'none') throw new Error(`Nothing to run: ${program.reason}.`);
     const filename = programFilename(program);
-    const outcome = await this.manager.runCase(
+    const ran = await this.manager.runProgram(
       this.owner.id,
-      { source: program.source, filename, input, expected: '', rule: 'exact', tolerance: 0, checkSource: '', compareName: '', outputChars: CASE_OUTPUT_CHARS },
+      { source: program.source, filename, input, outputChars: CASE_OUTPUT_CHARS },
       { timeoutMs: (this.current?.assignment.timeLimitSeconds ?? 30) * 1000 },
     );
-    if (outcome.error) throw new Error(`Your solution ${outcome.message}${outcome.stderr ? `:\n${outcome.stderr}` : ''}`);
-    return outcome.actual;
+    if (ran.ended !== 'finished') throw new Error(`Your solution ${ran.message}${ran.stderr ? `:\n${ran.stderr}` : ''}`);
+    return ran.stdout;
   }
 
   /** Check my work: each check against a copy of the variables, shown as it finishes. */

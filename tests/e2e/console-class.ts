@@ -101,11 +101,11 @@ const DEFECTS: Defect[] = [
   },
   // Forgeries: two change what grading runs on (the seal fails every case), two print the right sum and are flagged.
   {
-    what: 'makes every output agree',
+    what: 'replaces the program runner',
     count: 1,
-    code: "import pytabs.programs\npytabs.programs.first_difference = lambda *a, **k: None\nprint('anything')",
+    code: "import pytabs.programs\npytabs.programs.run_program = lambda *a, **k: {'stdout': '0\\n', 'stderr': '', 'ended': 'finished', 'error': None, 'message': '', 'ms': 0}\nprint('anything')",
     passes: never,
-    says: 'changed what grading runs on (pytabs.programs.first_difference)',
+    says: 'changed what grading runs on (pytabs.programs.run_program)',
     flag: "imports PyTabs' internals (pytabs)",
   },
   {
@@ -163,3 +163,88 @@ export function consoleClass(): Student[] {
 
 export const CASE_NAMES = CASES.map((c) => c.name);
 export const MAX_POINTS = sum(CASES.map((c) => c.points));
+
+/** Up the stack from a function of the program, through a caught exception's traceback, each attribute by its name. */
+const UP_THE_STACK = [
+  'def frames():',
+  '    try:',
+  '        raise ValueError',
+  '    except ValueError as e:',
+  "        frame = getattr(e.__traceback__, 'tb_frame')",
+  '    while frame is not None:',
+  '        yield frame',
+  "        frame = getattr(frame, 'f_back')",
+  '',
+  'def expected():',
+  '    for frame in frames():',
+  "        seen = getattr(frame, 'f_locals')",
+  "        if isinstance(seen.get('expected'), str):",
+  "            return seen['expected']",
+  "    return 'not found'",
+].join('\n');
+
+/**
+ * Forgeries of the program cases that outside checks handed in: each reads the expected output
+ * in the Python that runs the hand-in, or forges the verdict there. `line` is the line of the
+ * program that grading must flag.
+ */
+export const FORGERIES: { student: string; code: string; flag: string }[] = [
+  {
+    student: 'Frames Fred',
+    code: `${UP_THE_STACK}\n\nprint(expected(), end='')`,
+    flag: "line 5: reaches into functions or frames ('tb_frame' by name)",
+  },
+  {
+    student: 'Modules Mo',
+    code: [
+      'import sys, types',
+      "modules = getattr(sys, 'modules')",
+      "real = modules['pytabs.programs']",
+      "copy = types.ModuleType('pytabs.programs')",
+      'copy.__dict__.update(vars(real))',
+      "modules['pytabs.programs'] = copy",
+      "setattr(real, 'first_difference', lambda *args: None)",
+      "print('anything')",
+    ].join('\n'),
+    flag: 'line 2: uses sys.modules (getattr)',
+  },
+  {
+    student: 'Runtime Ruth',
+    code: [
+      UP_THE_STACK,
+      '',
+      "passed = lambda *args: {'passed': True, 'message': '', 'error': None, 'actual': '', 'stderr': '', 'line': None}",
+      'for frame in frames():',
+      "    found = getattr(frame, 'f_locals').get('self')",
+      "    if hasattr(found, 'run_case') or hasattr(found, 'run_program'):",
+      "        setattr(found, 'run_case', passed)",
+      "        setattr(found, 'run_program', passed)",
+      "print(expected(), end='')",
+    ].join('\n'),
+    flag: "line 5: reaches into functions or frames ('tb_frame' by name)",
+  },
+  {
+    student: 'Getframe Gus',
+    code: [
+      'import sys',
+      'frame = sys._getframe()',
+      'while frame is not None:',
+      "    if isinstance(frame.f_locals.get('expected'), str):",
+      "        print(frame.f_locals['expected'], end='')",
+      '        break',
+      '    frame = frame.f_back',
+    ].join('\n'),
+    flag: 'line 2: uses sys._getframe',
+  },
+  {
+    student: 'Collector Cleo',
+    code: [
+      'import gc',
+      'for found in gc.get_objects():',
+      "    if isinstance(found, dict) and isinstance(found.get('expected'), str) and 'rule' in found:",
+      "        print(found['expected'], end='')",
+      '        break',
+    ].join('\n'),
+    flag: "line 1: imports the interpreter's objects (gc)",
+  },
+];

@@ -4,14 +4,16 @@ import { strFromU8 } from 'fflate';
 import * as XLSX from 'xlsx';
 import { choose, firstSessionId, openApp, region } from './app';
 import { asStudent, variant, withCode } from './hand-ins';
-import { CASE_NAMES, consoleClass, DRAFT, MAX_POINTS, SOLUTION, TITLE, type Student } from './console-class';
+import { CASE_NAMES, consoleClass, DRAFT, FORGERIES, MAX_POINTS, SOLUTION, TITLE, type Student } from './console-class';
 
 // A class of 30 hand-ins of a console exercise graded by its program cases in the Grading
 // panel, with real Pyodide workers: right programs, ones wrong on some cases (off by one, the
 // wrong format, trailing spaces the judge ignores, lines it does not), ones that raise or read
 // a line too many, an endless one, and forgeries. Every case's points, every total and which
 // rows say "Read this one" are checked, on screen and in the grades file, against what
-// console-class.ts says each defect must get.
+// console-class.ts says each defect must get. And the forgeries outside checks handed in,
+// each reading the expected output in the Python that runs the hand-in or forging the verdict
+// there: handed in through the student API and graded in the panel, each gets nothing, flagged.
 
 /** One real hand-in of the exercise, made through the app's API: a student runs the solution (answering its input()) and hands it in. */
 async function realHandIn(page: Page): Promise<Uint8Array> {
@@ -110,4 +112,48 @@ test('a class of 30 graded by its program cases: every case, every total and eve
     inFile[key(s)] = seen(s, (column) => line[fileNames.indexOf(column)]);
   }
   expect(inFile).toEqual(expected);
+});
+
+test('forgeries of the program cases handed in through the student API: each gets nothing in the Grading panel, flagged with its line', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openApp(page);
+  const teacher = await firstSessionId(page);
+  const handIns = await page.evaluate(
+    async ([teacher, draft, forgeries]) => {
+      const api = window.pytabs!;
+      const lib = window.pytabsLib!;
+      const { file } = await lib.saveAsAssignment(api, teacher, draft);
+      const out: { name: string; data: number[] }[] = [];
+      for (const { student: name, code } of forgeries) {
+        const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
+        const round = await lib.sendMessage(api, student, code);
+        if (round.state !== 'finished') throw new Error(`${name}'s program did not finish: ${JSON.stringify(round.events.slice(-3))}`);
+        const handIn = await lib.handIn(api, student, name, await lib.checkWork(api, student));
+        await api.deleteSession(student);
+        out.push({ name: `${name}.pytabs.zip`, data: Array.from(handIn.data) });
+      }
+      return out;
+    },
+    [teacher, DRAFT, FORGERIES] as const,
+  );
+  await page.getByRole('tab', { name: TITLE }).click();
+  await choose(
+    page,
+    'Grade submissions',
+    handIns.map((h) => ({ name: h.name, text: new Uint8Array(h.data) })),
+  );
+  const grading = region(page, 'Grading');
+  await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', String(FORGERIES.length), { timeout: 180_000 });
+  const table = grading.getByRole('table', { name: 'Grades' });
+  const header = (await table.getByRole('columnheader').allTextContents()).map((h) => h.replace(/ \(\d+\)$/, ''));
+  const seen: Record<string, { total: string; flagged: boolean }> = {};
+  const wanted: Record<string, { total: string; flagged: boolean }> = {};
+  for (const forgery of FORGERIES) {
+    const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: forgery.student, exact: true }) });
+    const cells = ['', ...(await row.getByRole('cell').allTextContents())];
+    const get = (column: string) => cells[header.indexOf(column)];
+    seen[forgery.student] = { total: get('Total'), flagged: get('Read this one').includes(forgery.flag) };
+    wanted[forgery.student] = { total: '0', flagged: true };
+  }
+  expect(seen).toEqual(wanted);
 });

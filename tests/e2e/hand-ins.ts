@@ -15,6 +15,27 @@ export const ONE_CHECK = {
   timeLimitSeconds: 10,
 };
 
+/**
+ * Four program cases (`AssignmentDraft`); `ENDLESS_PROGRAM` loops for ever on the first three, as
+ * a hand-in outside checks graded did. The last has time to spare: in WebKitGTK on two busy cores
+ * the first run in a worker just started took more than 3 s.
+ */
+export const ENDLESS_CASES = {
+  title: 'Count down',
+  instructions: 'Read n and print done.',
+  starterCode: '',
+  checkSource: '',
+  checks: [],
+  timeLimitSeconds: 3,
+  program: {
+    rule: 'judge' as const,
+    cases: ['3', '2', '1', '0'].map((n, i) => ({ name: `case ${i + 1}`, input: `${n}\n`, expected: 'done\n', points: 1, ...(n === '0' ? { timeLimitSeconds: 30 } : {}) })),
+  },
+};
+export const ENDLESS_PROGRAM = "n = int(input())\nwhile n != 0:\n    pass\nprint('done')";
+/** CPython's grade of it: the cases' points and the total. */
+export const ENDLESS_GRADE = ['0', '0', '0', '1', '1'];
+
 export const CHECKS = [
   'def check_total():',
   '    "total is the sum of column n"',

@@ -8,6 +8,8 @@ import { asStudent, json, variant, withCode } from './hand-ins';
 // real Pyodide: the teacher records a case from a run of their solution, types two more and
 // fills one's expected output from the solution; a student's program passes some cases,
 // checked and handed in; the teacher grades it with generated hand-ins, a column per case.
+// Cases compared by the teacher's own function get the same verdicts in Check my work and in
+// grading, where the function runs in a worker of its own.
 test.describe.configure({ mode: 'serial' });
 
 const SOLUTION = 'n = int(input())\ntotal = 0\nfor _ in range(n):\n    total += int(input())\nprint(total)';
@@ -160,7 +162,7 @@ test('the teacher grades the class by its cases: a column per case, the points o
   // Forgeries: a program that makes every output agree, and one that posts to the page from Python.
   const forger = variant(annHandIn, (e) => {
     asStudent(e, 'Fay Forger');
-    withCode(e, "import pytabs.programs\npytabs.programs.first_difference = lambda *a, **k: None\nprint('anything')");
+    withCode(e, "import pytabs.programs\npytabs.programs.run_program = lambda *a, **k: {'stdout': '42\\n', 'stderr': '', 'ended': 'finished', 'error': None, 'message': '', 'ms': 0}\nprint('anything')");
   });
   const poster = variant(annHandIn, (e) => {
     asStudent(e, 'Pat Poster');
@@ -197,7 +199,7 @@ test('the teacher grades the class by its cases: a column per case, the points o
   expect(await points('Fay Forger')).toEqual(['0', '0', '0', '0']);
   const flagOf = (name: string) => row(name).getByRole('cell').last();
   await expect(flagOf('Fay Forger')).toContainText("Read this one: cell 1, line 1: imports PyTabs' internals (pytabs)");
-  await expect(flagOf('Fay Forger')).toContainText("case 1: the hand-in's code changed what grading runs on (pytabs.programs.first_difference)");
+  await expect(flagOf('Fay Forger')).toContainText("case 1: the hand-in's code changed what grading runs on (pytabs.programs.run_program)");
   expect(await points('Pat Poster')).toEqual(['1', '1', '2', '4']);
   await expect(flagOf('Pat Poster')).toHaveText("Read this one: cell 1, line 1: imports the browser's JavaScript (js)");
   for (const clean of ['Ann', 'Rita Right', 'Walt Wrong', 'Lou Loop']) await expect(flagOf(clean)).toHaveText('');
@@ -211,4 +213,53 @@ test('the teacher grades the class by its cases: a column per case, the points o
   expect(csv[0]).toBe('Student,File,case 1 (1),no numbers (1),case 3 (2),Total (4),Time (s),Status,Messages,Errors,Program tested,Read this one');
   expect(csv.find((line) => line.startsWith('Pat Poster,'))).toContain("cell 1, line 1: imports the browser's JavaScript (js)");
   expect(csv.find((line) => line.startsWith('Rita Right,'))).toMatch(/^Rita Right,right\.pytabs\.zip,1,1,2,4,/);
+});
+
+test("cases compared by the teacher's function: Check my work and grading give the same verdicts and messages", async ({ page }) => {
+  test.setTimeout(240_000);
+  await openApp(page);
+  const draft = {
+    title: 'Shout',
+    instructions: 'Print hello, in any case.',
+    starterCode: '',
+    // It runs where no student's code ran: the mark every hand-in's program leaves in its Python is not there.
+    checkSource: [
+      'import builtins',
+      '',
+      'def compare_output(expected, actual):',
+      "    assert not hasattr(builtins, 'student_was_here'), 'compared beside the student\\'s code'",
+      '    assert actual.strip().lower() == expected.strip(), f"say {expected.strip()}, in any case"',
+      '',
+    ].join('\n'),
+    checks: [],
+    timeLimitSeconds: 5,
+    program: { rule: 'function', compareName: 'compare_output', cases: [{ name: 'hello', input: '', expected: 'hello\n', points: 1 }] },
+  };
+  const handIns = await page.evaluate(async (draft) => {
+    const api = window.pytabs!;
+    const lib = window.pytabsLib!;
+    const session = await api.createSession('Shout teacher');
+    const { file } = await lib.saveAsAssignment(api, session.id, draft as Parameters<typeof lib.saveAsAssignment>[2]);
+    const out: { name: string; data: number[]; claimed: [boolean, string][] }[] = [];
+    for (const [name, printed] of [['Hal Loud', "print('HELLO')"], ['Bea Bye', "print('bye')"]]) {
+      const code = `import builtins\nbuiltins.student_was_here = True\n${printed}`;
+      const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
+      await lib.sendMessage(api, student, code);
+      const results = await lib.checkWork(api, student);
+      const handIn = await lib.handIn(api, student, name, results);
+      await api.deleteSession(student);
+      out.push({ name, data: Array.from(handIn.data), claimed: results.map((r) => [r.passed, r.message]) });
+    }
+    return out;
+  }, draft);
+  expect(handIns.map((h) => h.claimed)).toEqual([[[true, '']], [[false, 'say hello, in any case']]]);
+  await page.getByRole('tab', { name: 'Shout' }).click();
+  await chooseZips(page, 'Grade submissions', handIns.map((h) => ({ name: `${h.name}.pytabs.zip`, data: new Uint8Array(h.data) })));
+  const grading = region(page, 'Grading');
+  await expect(grading.getByRole('progressbar', { name: 'Grading progress' })).toHaveAttribute('aria-valuenow', '2', { timeout: 120_000 });
+  const table = grading.getByRole('table', { name: 'Grades' });
+  const row = (name: string) => table.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+  await expect(row('Hal Loud').getByRole('cell').first()).toHaveText('1');
+  await expect(row('Bea Bye').getByRole('cell').first()).toHaveText('0');
+  await expect(row('Bea Bye')).toContainText('hello: say hello, in any case');
 });

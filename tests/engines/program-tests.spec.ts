@@ -106,7 +106,7 @@ test('a console exercise: the typed lines kept apart, cases recorded and checked
   });
   const forger = variant(handIn, (e) => {
     asStudent(e, 'Fay Forger');
-    withCode(e, "import pytabs.programs\npytabs.programs.first_difference = lambda *a, **k: None\nprint('anything')");
+    withCode(e, "import pytabs.programs\npytabs.programs.run_program = lambda *a, **k: {'stdout': '42\\n', 'stderr': '', 'ended': 'finished', 'error': None, 'message': '', 'ms': 0}\nprint('anything')");
   });
   await teacher.choose('Grade submissions', [
     { name: 'Sum of N-Ann.pytabs.zip', data: handIn },
@@ -121,5 +121,5 @@ test('a console exercise: the typed lines kept apart, cases recorded and checked
   expect(rows['Rita Right'].slice(0, 3)).toEqual(['1', '1', '2']);
   expect(rows['Rita Right'][8]).toBe('');
   expect(rows['Fay Forger'].slice(0, 3)).toEqual(['0', '0', '0']);
-  expect(rows['Fay Forger'][8]).toContain("changed what grading runs on (pytabs.programs.first_difference)");
+  expect(rows['Fay Forger'][8]).toContain("changed what grading runs on (pytabs.programs.run_program)");
 });

@@ -56,7 +56,7 @@ beforeAll(async () => {
     ...device,
     // The student's Python: one real interpreter stands for the session's worker.
     runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
-    runCase: (_id, run) => python.runCase(run),
+    runProgram: (_id, run) => python.runProgram(run),
     history: (id) => new RoundHistory(db, id),
     readFile: async (id, path) => {
       const data = await readFileData(db, id, path);

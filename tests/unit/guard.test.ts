@@ -5,7 +5,8 @@ import { loadPyodide } from 'pyodide';
 import { WorkerSession } from '../../workers/runtime/session';
 
 // Grades a teacher can trust, or knows to read: on real Pyodide, a hand-in's code that changes
-// the check machinery after the seal makes the checks fail; what no check can catch (a value
+// the check machinery after the seal makes the checks fail (also through a copy of a module put
+// into sys.modules, or an attribute set on the runtime object found up the stack); what no check can catch (a value
 // whose __eq__ always answers True, Python posting to the page through js) is flagged by the
 // static look, which CPython runs the same; a clean class and ordinary code are never flagged.
 
@@ -87,5 +88,66 @@ describe('a hand-in graded after the seal', () => {
       'cell 2, line 4: uses sys.modules',
     ]);
     expect(refereeScan(cells)).toEqual(flags);
+  });
+
+  it('a copy of the runtime module put into sys.modules and the real one patched, or the runner set on the runtime found up the stack, fails every check', async () => {
+    const fake = "def fake(*args):\n    return {'name': 'check_total', 'passed': True, 'message': '', 'error': None, 'output': ''}\n";
+    const copied = [
+      'import sys, types',
+      "modules = getattr(sys, 'modules')",
+      "real = modules['pytabs.runtime']",
+      "copy = types.ModuleType('pytabs.runtime')",
+      'copy.__dict__.update(vars(real))',
+      "modules['pytabs.runtime'] = copy",
+      fake,
+      "setattr(real, 'run_check', fake)",
+      'total = 1',
+    ].join('\n');
+    const upTheStack = [
+      fake,
+      'def runtime():',
+      '    try:',
+      '        raise ValueError',
+      '    except ValueError as e:',
+      "        frame = getattr(e.__traceback__, 'tb_frame')",
+      '    while frame is not None:',
+      "        found = getattr(frame, 'f_locals').get('self')",
+      "        if hasattr(found, 'run_check'):",
+      '            return found',
+      "        frame = getattr(frame, 'f_back')",
+      "setattr(runtime(), 'run_check', lambda source, name, limit: fake())",
+      'total = 1',
+    ].join('\n');
+    const copiedOutcome = await graded([copied]);
+    expect(copiedOutcome.outcome).toMatchObject({ passed: false, error: 'Tampered' });
+    expect(copiedOutcome.outcome.message).toContain("sys.modules['pytabs.runtime']");
+    expect(copiedOutcome.outcome.message).toContain('pytabs.runtime.run_check');
+    expect(copiedOutcome.flags).toEqual(['cell 1, line 2: uses sys.modules (getattr)']);
+    const stack = await graded([upTheStack]);
+    expect(stack.outcome).toMatchObject({ passed: false, error: 'Tampered' });
+    expect(stack.outcome.message).toContain('the runtime');
+    expect(stack.flags).toEqual([
+      "cell 1, line 8: reaches into functions or frames ('tb_frame' by name)",
+      "cell 1, line 10: reaches into functions or frames ('f_locals' by name)",
+      "cell 1, line 13: reaches into functions or frames ('f_back' by name)",
+    ]);
+    expect(refereeScan([copied, upTheStack])).toEqual([...copiedOutcome.flags, ...stack.flags.map((f) => f.replace('cell 1', 'cell 2'))]);
+  });
+
+  it('reaching sys.modules through getattr or vars, or a frame or code attribute by its name, is flagged; honest uses of getattr are not', async () => {
+    const cells = [
+      "import sys\nm = vars(sys)['modules']\nk = getattr(sys, name)\nd = sys.__dict__",
+      "import operator\nget = operator.attrgetter('co_consts')\nf = (lambda: 0)\nc = getattr(f, '__code__')",
+      "class P:\n    x = 1\np = P()\nprint(getattr(p, 'x'), hasattr(p, 'y'), getattr(p, 'modules', None), vars(p))",
+    ];
+    const flags = refereeScan(cells);
+    expect(flags).toEqual([
+      'cell 1, line 2: reaches sys.modules (vars(sys))',
+      'cell 1, line 3: takes an attribute of sys by a computed name (getattr)',
+      'cell 1, line 4: reaches sys.modules (sys.__dict__)',
+      "cell 2, line 2: reaches into functions or frames ('co_consts' by name)",
+      "cell 2, line 4: reaches into functions or frames ('__code__' by name)",
+    ]);
+    expect((await graded(cells, true)).flags).toEqual(flags);
   });
 });

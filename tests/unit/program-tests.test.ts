@@ -17,18 +17,22 @@ import { encodeJson } from '../../src/lib/portability/checks';
 import { markAnswer, saveAsAssignment } from '../../src/lib/assignments/session-assignment';
 import { checkWork, handIn } from '../../src/lib/assignments/student';
 import { gradesTable } from '../../src/lib/assignments/grades-file';
-import { recordedCase } from '../../src/lib/assignments/program';
+import { recordedCase, runCases } from '../../src/lib/assignments/program';
+import { differenceMessage, firstDifference, judgeCase, type CaseOutcome } from '../../src/lib/assignments/compare';
 import { appendEvent } from '../../src/lib/chat/round';
 import type { GradeRow } from '../../src/lib/assignments/grading';
 import type { AssignmentManager } from '../../src/lib/assignments/manager';
-import type { CaseRun } from '../../src/lib/worker-api';
+import type { PyodideInterface } from 'pyodide';
+import type { ProgramTests } from '../../src/lib/portability/assignment-file';
 import { WorkerSession } from '../../workers/runtime/session';
 import { portableDevice } from './portable-device';
 
 // Program tests ("with these input lines the program prints this") on real Pyodide, with
-// CPython as the referee of the comparison rules, and as an assignment's cases: the file
-// format (older files keep their digest), Check my work on the student's latest or marked
-// Code message or a named file, and what a hand-in and the grades table carry.
+// CPython as the referee of the runs and of the comparison rules (compared on the page, never
+// in the Python that ran the program: a search of that Python's memory finds no expected
+// output), and as an assignment's cases: the file format (older files keep their digest),
+// Check my work on the student's latest or marked Code message or a named file, and what a
+// hand-in and the grades table carry.
 
 const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
 
@@ -37,33 +41,66 @@ const SUM_OF_N = 'n = int(input())\ntotal = 0\nfor _ in range(n):\n    total += 
 const GREATER = "a = int(input('First number: '))\nb = int(input('Second number: '))\nprint('The greater is', max(a, b))";
 const UNTIL_STOP = "words = []\nwhile True:\n    word = input()\n    if word == 'Stop':\n        break\n    words.append(word)\nprint(len(words), 'words')";
 
-function caseRun(source: string, input: string, expected: string, more: Partial<CaseRun> = {}): CaseRun {
-  return { source, filename: '<program>', input, expected, rule: 'judge', tolerance: 0, checkSource: '', compareName: '', outputChars: 10_000, ...more };
+/** One case as a test states it: the program, its input lines, the expected output and the rule. */
+interface Case {
+  source: string;
+  input: string;
+  expected: string;
+  rule: ProgramTests['rule'];
+  tolerance: number;
+  checkSource: string;
+  compareName: string;
 }
 
-/** The same case judged by CPython running pytabs/programs.py itself. */
-function referee(run: CaseRun): { passed: boolean; line: number | null; actual: string } {
-  const script = [
-    'import json, sys',
-    'from pytabs.programs import run_case',
-    'r = json.load(sys.stdin)',
-    "o = run_case(r['source'], r['filename'], r['input'], r['expected'], r['rule'], r['tolerance'], r['checkSource'], r['compareName'], r['outputChars'])",
-    "print(json.dumps({'passed': o['passed'], 'line': o['line'], 'actual': o['actual']}))",
-  ].join('\n');
+function caseRun(source: string, input: string, expected: string, more: Partial<Case> = {}): Case {
+  return { source, input, expected, rule: 'judge', tolerance: 0, checkSource: '', compareName: '', ...more };
+}
+
+/** Runs a CPython script of the tests' own with pytabs importable, `input` as JSON on its stdin. */
+function cpython(script: string, input: unknown): unknown {
   const out = spawnSync('/usr/bin/python3', ['-c', script], {
-    input: JSON.stringify(run),
-    env: { ...process.env, PYTHONPATH: path.resolve('workers/python') },
+    input: JSON.stringify(input),
+    env: { ...process.env, PYTHONPATH: `${path.resolve('workers/python')}:${path.resolve('tests/unit/referee')}` },
     encoding: 'utf8',
   });
   if (out.status !== 0) throw new Error(out.stderr);
   return JSON.parse(out.stdout);
 }
 
+/** The same case with CPython running the program (pytabs/programs.py) and judging its output (referee/judge.py). */
+function referee(run: Case): { passed: boolean; line: number | null; actual: string } {
+  const script = [
+    'import json, sys',
+    'from pytabs.programs import run_program',
+    'from judge import first_difference',
+    'r = json.load(sys.stdin)',
+    "o = run_program(r['source'], '<program>', r['input'], 10000)",
+    "line = first_difference(r['expected'], o['stdout'], r['rule'], r['tolerance'])",
+    "print(json.dumps({'passed': o['ended'] == 'finished' and line is None, 'line': line, 'actual': o['stdout']}))",
+  ].join('\n');
+  return cpython(script, run) as { passed: boolean; line: number | null; actual: string };
+}
+
+/** CPython's lines and messages for each [expected, actual, rule, tolerance]. */
+function refereeMessages(pairs: [string, string, ProgramTests['rule'], number][]): [number | null, string | null][] {
+  return cpython("import json, runpy, sys\nrunpy.run_module('judge', run_name='__main__')", pairs) as [number | null, string | null][];
+}
+
 let python: WorkerSession;
+/** The teacher's side: compare functions run here, in a Python that never runs a student's program. */
+let judge: WorkerSession;
+
+/** A case as grading has it: the program run in the student's Python on the input alone, its output compared here. */
+async function onCase(run: Case): Promise<CaseOutcome> {
+  const ran = await python.runProgram({ source: run.source, filename: '<program>', input: run.input, outputChars: 10_000 });
+  return judgeCase(run, run.expected, ran, async (expected, actual) => judge.compareOutputs(run.checkSource, run.compareName, expected, actual));
+}
 
 beforeAll(async () => {
   python = new WorkerSession(await loadPyodide(), null);
   await python.start();
+  judge = new WorkerSession(await loadPyodide(), null);
+  await judge.start();
 });
 
 describe('a program on one case', () => {
@@ -76,25 +113,25 @@ describe('a program on one case', () => {
       caseRun(UNTIL_STOP, 'a\nb\nc\nStop\nnot read\n', '3 words\n'),
     ];
     for (const run of runs) {
-      const outcome = await python.runCase(run);
+      const outcome = await onCase(run);
       const cpython = referee(run);
       expect({ passed: outcome.passed, line: outcome.line, actual: outcome.actual }).toEqual(cpython);
     }
-    const wrong = await python.runCase(runs[1]);
+    const wrong = await onCase(runs[1]);
     expect(wrong).toMatchObject({ passed: false, line: 1, message: "line 1: expected '3', got '2'" });
     // A prompt is part of stdout, as with CPython and piped input: a case that leaves it out fails on line 1.
-    expect((await python.runCase(runs[3])).line).toBe(1);
+    expect((await onCase(runs[3])).line).toBe(1);
   });
 
   it('runs in a namespace of its own: the session keeps its variables, and the program sees none of them', async () => {
     await python.run('total = "the session\'s"', undefined, {}, limits);
-    const outcome = await python.runCase(caseRun("print('total' in globals(), __name__)\ntotal = 1", '', 'False __main__\n'));
+    const outcome = await onCase(caseRun("print('total' in globals(), __name__)\ntotal = 1", '', 'False __main__\n'));
     expect(outcome).toMatchObject({ passed: true, actual: 'False __main__\n' });
     expect((await python.run('total', undefined, {}, limits)).result?.['text/plain']).toBe('"the session\'s"');
   });
 
   it('raises EOFError when the case runs out of lines, as CPython does, with the traceback of the program', async () => {
-    const outcome = await python.runCase(caseRun(SUM_OF_N, '3\n1\n2\n', '3\n'));
+    const outcome = await onCase(caseRun(SUM_OF_N, '3\n1\n2\n', '3\n'));
     expect(outcome).toMatchObject({ passed: false, error: 'EOFError', message: 'raised EOFError: EOF when reading a line' });
     expect(outcome.stderr).toContain('line 4, in <module>');
     expect(outcome.stderr).not.toContain('programs.py');
@@ -102,19 +139,104 @@ describe('a program on one case', () => {
 
   it('compares as a judge by default, or exactly, or numbers within a tolerance, or by the teacher\'s function', async () => {
     const sloppy = "print('4  ')\nprint()\nprint()";
-    expect((await python.runCase(caseRun(sloppy, '', '4\n'))).passed).toBe(true);
-    expect(await python.runCase(caseRun(sloppy, '', '4\n', { rule: 'exact' }))).toMatchObject({ passed: false, line: 1 });
+    expect((await onCase(caseRun(sloppy, '', '4\n'))).passed).toBe(true);
+    expect(await onCase(caseRun(sloppy, '', '4\n', { rule: 'exact' }))).toMatchObject({ passed: false, line: 1 });
     const float = 'print(0.1 + 0.2, "apples")';
-    expect(await python.runCase(caseRun(float, '', '0.3 apples\n'))).toMatchObject({ passed: false, message: "line 1: expected '0.3 apples', got '0.30000000000000004 apples'" });
-    expect((await python.runCase(caseRun(float, '', '0.3 apples\n', { rule: 'numbers', tolerance: 1e-9 }))).passed).toBe(true);
-    expect((await python.runCase(caseRun(float, '', '0.3 pears\n', { rule: 'numbers', tolerance: 1e-9 }))).passed).toBe(false);
+    expect(await onCase(caseRun(float, '', '0.3 apples\n'))).toMatchObject({ passed: false, message: "line 1: expected '0.3 apples', got '0.30000000000000004 apples'" });
+    expect((await onCase(caseRun(float, '', '0.3 apples\n', { rule: 'numbers', tolerance: 1e-9 }))).passed).toBe(true);
+    expect((await onCase(caseRun(float, '', '0.3 pears\n', { rule: 'numbers', tolerance: 1e-9 }))).passed).toBe(false);
     const checkSource = 'def compare_output(expected, actual):\n    assert actual.lower() == expected.lower(), "the words differ"\n';
     const byFunction = { rule: 'function' as const, checkSource, compareName: 'compare_output' };
-    expect((await python.runCase(caseRun("print('HELLO')", '', 'hello\n', byFunction))).passed).toBe(true);
-    expect(await python.runCase(caseRun("print('bye')", '', 'hello\n', byFunction))).toMatchObject({ passed: false, message: 'the words differ', line: 1 });
+    expect((await onCase(caseRun("print('HELLO')", '', 'hello\n', byFunction))).passed).toBe(true);
+    expect(await onCase(caseRun("print('bye')", '', 'hello\n', byFunction))).toMatchObject({ passed: false, message: 'the words differ', line: 1 });
     // More output than expected, and less.
-    expect((await python.runCase(caseRun("print(1)\nprint(2)", '', '1\n'))).message).toBe("line 2: expected no more output, got '2'");
-    expect((await python.runCase(caseRun('print(1)', '', '1\n2\n'))).message).toBe("line 2: expected '2', but the output ended");
+    expect((await onCase(caseRun("print(1)\nprint(2)", '', '1\n'))).message).toBe("line 2: expected no more output, got '2'");
+    expect((await onCase(caseRun('print(1)', '', '1\n2\n'))).message).toBe("line 2: expected '2', but the output ended");
+  });
+});
+
+describe('the comparison on the page', () => {
+  it('gives the lines and messages CPython gives: the spaces str.rstrip() and split() take, the numbers float() reads, the lines as repr() writes them', () => {
+    const pairs: [string, string, ProgramTests['rule'], number][] = [
+      ['42\n', '42 \t\n\n\n', 'judge', 0],
+      ['42\n', '42\x85\u3000\u00a0\n', 'judge', 0],
+      ['42\n', '42\u200b\n', 'judge', 0],
+      ['42\n', '42\ufeff\n', 'judge', 0],
+      ['a\n\nb\n', 'a\nb\n', 'judge', 0],
+      ['a \n', 'a\n', 'exact', 0],
+      ['1\r\n2\n', '1\n2\n', 'judge', 0],
+      ['1\r\n2\n', '1\n2\n', 'exact', 0],
+      ['1000 apples\n', '1_000 apples\n', 'numbers', 0],
+      ['1000\n', '1__000\n', 'numbers', 0],
+      ['1000\n', '1e3\n', 'numbers', 0],
+      ['0.5 .5 5. 5\n', '.5 0.5 5 5.0\n', 'numbers', 0],
+      ['inf -Infinity\n', 'INF -inf\n', 'numbers', 0],
+      ['nan\n', 'nan\n', 'numbers', 0],
+      ['nan\n', 'NaN\n', 'numbers', 0],
+      ['0x10\n', '16\n', 'numbers', 0],
+      ['-0 +3\n', '0 3\n', 'numbers', 0],
+      ['3.14159\n', '3.1416\n', 'numbers', 1e-4],
+      ['3.14159\n', '3.1416\n', 'numbers', 1e-6],
+      ['100\n', '100.5\n', 'numbers', 0.01],
+      ['1e308\n', '1e400\n', 'numbers', 0.5],
+      ['x\u3000y\n', 'x y\n', 'numbers', 0],
+      ["it's\n", 'its\n', 'judge', 0],
+      ['say "hi"\n', "say 'hi' \"now\"\n", 'judge', 0],
+      ['tab\there\n', 'back\\slash\x00\x7f\x9f\u00ad é 🐍 \u2028 \ud800 \u{10ffff}\n', 'exact', 0],
+      ['one\n', '', 'judge', 0],
+      ['', 'more\n', 'judge', 0],
+    ];
+    const ours = pairs.map(([expected, actual, rule, tolerance]) => {
+      const line = firstDifference(expected, actual, rule, tolerance);
+      return [line, line === null ? null : differenceMessage(expected, actual, rule, line)];
+    });
+    expect(ours).toEqual(refereeMessages(pairs));
+    // Not all agree: the referee tells differences apart.
+    expect(ours.filter(([line]) => line === null).length).toBeGreaterThan(5);
+    expect(ours.filter(([line]) => line !== null).length).toBeGreaterThan(5);
+  });
+});
+
+describe('what the Python that runs a hand-in holds', () => {
+  it("never holds a case's expected output: a search of its memory after the cases ran finds none, by any rule", async () => {
+    const pyodide: PyodideInterface = await loadPyodide();
+    const student = new WorkerSession(pyodide, null);
+    await student.start();
+    const expected = `zebra ${crypto.randomUUID()} expected\n`;
+    const typed = `giraffe-${crypto.randomUUID()}`;
+    const source = 'line = input()\nprint(line.upper())';
+    for (const program of [
+      { rule: 'judge' as const, cases: [{ name: 'one', input: `${typed}\n`, expected, points: 1 }] },
+      { rule: 'exact' as const, cases: [{ name: 'one', input: `${typed}\n`, expected, points: 1 }] },
+      { rule: 'numbers' as const, tolerance: 0.1, cases: [{ name: 'one', input: `${typed}\n`, expected, points: 1 }] },
+      { rule: 'function' as const, compareName: 'compare_output', cases: [{ name: 'one', input: `${typed}\n`, expected, points: 1 }] },
+    ]) {
+      const assignment = await makeAssignment({
+        title: 'Shout',
+        instructions: '',
+        starterCode: '',
+        checkSource: 'def compare_output(expected, actual):\n    assert expected == actual, "not the same"\n',
+        checks: [],
+        timeLimitSeconds: 5,
+        program,
+      });
+      const [result] = await runCases(
+        assignment,
+        { from: 'file', file: 'main.py', source },
+        (run) => student.runProgram(run),
+        async (checkSource, name, want, got) => judge.compareOutputs(checkSource, name, want, got),
+        2000,
+      );
+      expect(result).toMatchObject({ passed: false, case: { expected, actual: `${typed.toUpperCase()}\n` } });
+    }
+    // Pyodide's wasm memory: every Python object of this interpreter lives in it.
+    const heap = Buffer.from((pyodide as unknown as { _module: { HEAPU8: Uint8Array } })._module.HEAPU8.buffer);
+    // The search finds what the program was given and what it printed...
+    expect(heap.indexOf(Buffer.from(typed))).toBeGreaterThanOrEqual(0);
+    expect(heap.indexOf(Buffer.from(typed.toUpperCase()))).toBeGreaterThanOrEqual(0);
+    // ...and nothing of what it should have printed.
+    expect(heap.indexOf(Buffer.from(expected.trim()))).toBe(-1);
+    expect(heap.indexOf(Buffer.from(expected.split(' ')[1]))).toBe(-1);
   });
 });
 
@@ -143,7 +265,7 @@ describe('program cases in an assignment', () => {
     manager = {
       ...device,
       runCheck: (_id, source, name, options) => python.runCheck(source, name, options?.outputChars ?? 1000),
-      runCase: (_id, run) => python.runCase(run),
+      runProgram: (_id, run) => python.runProgram(run),
       history: (id) => new RoundHistory(db, id),
       readFile: async (id, file) => {
         const data = await readFileData(db, id, file);

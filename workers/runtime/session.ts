@@ -5,11 +5,12 @@ import type { SessionStore, StoredSession } from '../../src/lib/storage/session-
 import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
 import type {
   CodeFlag,
-  CaseOutcome,
-  CaseRun,
   CheckOutcome,
+  CompareVerdict,
   InputChannel,
   Limits,
+  ProgramCase,
+  ProgramRun,
   RunOptions,
   RunResult,
   StartProgress,
@@ -24,6 +25,9 @@ import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
+
+/** How a program run can end, as pytabs.programs.run_program says it. */
+const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
 
 /** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
@@ -235,11 +239,14 @@ export class WorkerSession {
     return result;
   }
 
-  /** Seals the check machinery before a hand-in's code runs (pytabs.guard.private_seal): its `changed` is held here, out of Python's reach. */
+  /**
+   * Seals the check machinery and this session's runtime object before a hand-in's code runs
+   * (pytabs.guard.private_seal): its `changed` is held here, out of Python's reach.
+   */
   sealForGrading(): void {
     const guard = this.pyodide.pyimport('pytabs.guard');
     try {
-      const seal = guard.private_seal() as PyProxy;
+      const seal = guard.private_seal(this.runtime) as PyProxy;
       this.sealChanged?.destroy();
       // A copy: the attribute proxy alone would go with the seal's.
       this.sealChanged = (seal.changed as PyProxy).copy();
@@ -290,26 +297,45 @@ export class WorkerSession {
     }
   }
 
-  /** A program on one case of an assignment (pytabs.programs): its own namespace and stdin, no output forwarded, nothing committed. */
-  async runCase(run: CaseRun): Promise<CaseOutcome> {
+  /**
+   * A program on one case's input lines (pytabs.programs.run_program): its own namespace and
+   * stdin, no output forwarded, nothing committed. It is never given what it should print.
+   */
+  async runProgram(run: ProgramCase): Promise<ProgramRun> {
+    const notRun = (error: string, message: string): ProgramRun => ({ stdout: '', stderr: '', ended: 'not-run', error, message, ms: 0 });
     const packageError = await this.packages?.loadFor(run.source, () => undefined);
-    if (packageError) return { passed: false, message: `raised ${packageError.ename}: ${packageError.evalue}`, error: packageError.ename, actual: '', stderr: '', line: null };
+    if (packageError) return notRun(packageError.ename, `raised ${packageError.ename}: ${packageError.evalue}`);
     const changed = this.tampered();
-    if (changed.length) return { passed: false, message: tamperedText(changed), error: 'Tampered', actual: '', stderr: '', line: null };
-    const arg = this.pyodide.toPy(run);
+    if (changed.length) return notRun('Tampered', tamperedText(changed));
     try {
-      const outcome = toPlain<CaseOutcome>(this.runtime.run_case(arg));
-      // The program ran inside the case: what it changed voids it.
+      const ran = toPlain<Partial<ProgramRun>>(this.runtime.run_program(run.source, run.filename, run.input, run.outputChars));
+      // The program ran beside the machinery: what it changed voids the case.
       const after = this.tampered();
-      if (after.length) return { passed: false, message: tamperedText(after), error: 'Tampered', actual: '', stderr: '', line: null };
+      if (after.length) return notRun('Tampered', tamperedText(after));
+      // Outside grading nothing is sealed: a session whose program replaced the runner gets no answer from it.
+      if (typeof ran.stdout !== 'string' || typeof ran.stderr !== 'string' || typeof ran.message !== 'string' || !ENDINGS.includes(ran.ended!)) {
+        return notRun('Tampered', "not run: the session's code replaced what runs the program");
+      }
       // Python's None arrives as undefined.
-      return { ...outcome, error: outcome.error ?? null, line: outcome.line ?? null };
+      return { stdout: ran.stdout, stderr: ran.stderr, ended: ran.ended!, error: ran.error ?? null, message: ran.message, ms: Number(ran.ms) || 0 };
     } catch (error) {
       // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
       if (!String(error).includes('KeyboardInterrupt')) throw error;
-      return { passed: false, message: 'raised KeyboardInterrupt', error: 'KeyboardInterrupt', actual: '', stderr: '', line: null };
+      return { stdout: '', stderr: '', ended: 'stopped', error: 'KeyboardInterrupt', message: 'raised KeyboardInterrupt', ms: 0 };
     } finally {
-      arg.destroy();
+      if (this.interrupt) this.interrupt[0] = 0;
+    }
+  }
+
+  /** A teacher's compare function on one case's outputs (pytabs.programs.compare_outputs). */
+  compareOutputs(source: string, name: string, expected: string, actual: string): CompareVerdict {
+    try {
+      const verdict = toPlain<CompareVerdict>(this.runtime.compare_outputs(source, name, expected, actual));
+      return { ...verdict, error: verdict.error ?? null };
+    } catch (error) {
+      if (!String(error).includes('KeyboardInterrupt')) throw error;
+      return { passed: false, message: `${name} raised KeyboardInterrupt`, error: 'KeyboardInterrupt' };
+    } finally {
       if (this.interrupt) this.interrupt[0] = 0;
     }
   }

@@ -9,7 +9,7 @@ import { MAX_IMPORT_BYTES } from '../portability/limits';
 import { formatBytes } from '../format';
 import { endedByStop, WorkerTerminatedError, type SessionHost } from '../sessions/host';
 import type { AssignmentManager } from './manager';
-import { describeProgram, runCases, testedProgram, type CaseRunner, type NoProgram, type TestedProgram } from './program';
+import { describeProgram, runCases, testedProgram, type NoProgram, type OutputComparer, type ProgramRunner, type TestedProgram } from './program';
 
 /**
  * Hand-ins graded at once, each in a worker of its own. Two cores run two Pythons flat out;
@@ -22,8 +22,13 @@ export function gradingPoolSize(cores = globalThis.navigator?.hardwareConcurrenc
 
 /** The most a check's or a cell's output keeps for the teacher to read. */
 const OUTPUT_CHARS = 2000;
-/** A worker lost under a check (its time limit) is started again and the cells replayed at most this often per hand-in. */
-const MAX_RESTARTS = 2;
+/**
+ * What one worker start may take in a hand-in's time budget (`handInBudgetMs`): a worker ended
+ * under a check or a case (its time limit, on a page that cannot interrupt Python) is started
+ * again, and the cells replayed, as often as the checks and cases need. A start took 25 s in
+ * WebKitGTK on a busy 2-core machine.
+ */
+const START_ALLOWANCE_MS = 60_000;
 /** Cells that did not finish (each costing the time limit and a fresh worker) after which a hand-in's row ends as "error". */
 const MAX_UNFINISHED = 3;
 const NO_INPUT = 'input() is not available while grading: nobody answers it.';
@@ -97,6 +102,8 @@ export class GradingRun {
   readonly rows: GradeRow[] = [];
   private readonly queue: Queued[] = [];
   private readonly live = new Set<SessionHost>();
+  /** The worker the teacher's compare functions run in: started for this run, it never runs a hand-in's code. */
+  private judge: SessionHost | null = null;
   private workers = 0;
   private stopped = false;
   private idle: Promise<void> = Promise.resolve();
@@ -166,6 +173,8 @@ export class GradingRun {
     this.stopped = true;
     for (const item of this.queue.splice(0)) this.settle(item.row, 'stopped', ['Not graded: grading was stopped.']);
     for (const host of this.live) void host.terminate(new WorkerTerminatedError('stopped', 'Grading was stopped.'));
+    this.live.clear();
+    this.judge = null;
   }
 
   private newRow(file: string): GradeRow {
@@ -236,9 +245,22 @@ export class GradingRun {
     try {
       for (let item = this.queue.shift(); item; item = this.queue.shift()) await this.grade(item);
     } finally {
-      if (--this.workers === 0) this.finish();
+      if (--this.workers === 0) {
+        if (this.judge) this.release(this.judge);
+        this.judge = null;
+        this.finish();
+      }
     }
   }
+
+  /** Runs a teacher's compare function in the run's judge worker, started on first use. */
+  private readonly compare: OutputComparer = (source, name, expected, actual, timeoutMs) => {
+    if (!this.judge) {
+      this.judge = this.manager.scratchHost();
+      this.live.add(this.judge);
+    }
+    return this.judge.compare(source, name, expected, actual, timeoutMs);
+  };
 
   private async grade({ row, files, cells, program }: Queued): Promise<void> {
     row.status = 'grading';
@@ -282,37 +304,45 @@ export class GradingRun {
         if (++timedOut >= MAX_UNFINISHED) throw new Ended(`${MAX_UNFINISHED} cells did not finish; no check ran.`);
       }
     };
+    const budgetMs = handInBudgetMs(this.assignment, replayed.length);
+    const spent = () => performance.now() - t0 > budgetMs;
+    // What the budget left out, told once in the row's errors.
+    const notRun: string[] = [];
+    const budgetText = `not run: this hand-in's time budget (${Math.round(budgetMs / 1000)} s) was spent`;
     try {
       let current = await fresh();
-      let restarts = 0;
       for (const spec of this.assignment.checks) {
-        if (!current.isLive && restarts++ < MAX_RESTARTS) current = await fresh();
-        const outcome = current.isLive
-          ? await current.check(this.assignment.checkSource, spec.name, OUTPUT_CHARS, limitMs)
-          : { name: spec.name, passed: false, message: 'not run: the session could not be started again', error: 'NotRun', output: '' };
+        if (!spent() && !current.isLive) current = await fresh();
+        const over = spent();
+        if (over) notRun.push(spec.name);
+        const outcome = over
+          ? { name: spec.name, passed: false, message: budgetText, error: 'NotRun', output: '' }
+          : await current.check(this.assignment.checkSource, spec.name, OUTPUT_CHARS, limitMs);
         const result = scored({ ...outcome, output: outcome.output.slice(0, OUTPUT_CHARS) }, spec);
         tampered(result);
         row.results.push(result);
         // A failed assert is a grade; anything else the check raised is an error worth a look.
-        if (result.error) errors.push(`${spec.name} ${result.message}`);
+        if (result.error && result.error !== 'NotRun') errors.push(`${spec.name} ${result.message}`);
         row.total += result.earned;
         this.onChange(row);
       }
       if (program) {
-        const runner: CaseRunner = async (run, timeoutMs) => {
-          if (!current.isLive && restarts++ < MAX_RESTARTS) current = await fresh();
-          if (!current.isLive) return { passed: false, message: 'not run: the session could not be started again', error: 'NotRun', actual: '', stderr: '', line: null };
-          return current.runCase(run, timeoutMs);
+        const runner: ProgramRunner = async (run, timeoutMs) => {
+          if (!spent() && !current.isLive) current = await fresh();
+          if (spent()) return { stdout: '', stderr: '', ended: 'not-run', error: 'NotRun', message: budgetText, ms: 0 };
+          return current.runProgram(run, timeoutMs);
         };
-        await runCases(this.assignment, program, runner, OUTPUT_CHARS, (result) => {
+        await runCases(this.assignment, program, runner, this.compare, OUTPUT_CHARS, (result) => {
           tampered(result);
           row.results.push(result);
+          if (result.error === 'NotRun') notRun.push(result.name);
           // A wrong output, or a program that raised, is a grade (its message says why); one that did not finish is worth a look.
-          if (result.error === 'TimeoutError' || result.error === 'NotRun') errors.push(`${result.name} ${result.message}`);
+          else if (result.error === 'TimeoutError') errors.push(`${result.name} ${result.message}`);
           row.total += result.earned;
           this.onChange(row);
         });
       }
+      if (notRun.length) errors.push(`This hand-in's time budget (${Math.round(budgetMs / 1000)} s) was spent: ${notRun.join(', ')} not run.`);
       this.settle(row, this.stopped ? 'stopped' : 'graded', errors, t0);
     } catch (error) {
       if (this.stopped) this.settle(row, 'stopped', [...errors, 'Grading was stopped.'], t0);
@@ -372,6 +402,21 @@ export class GradingRun {
     if (t0 !== undefined) row.ms = performance.now() - t0;
     this.onChange(row);
   }
+}
+
+/**
+ * How long one hand-in may take to grade: twice what its replayed cells, its checks and its
+ * cases may take at most (each its time limit), and a minute for each worker start they may
+ * need (the first, and one after each check and case). Every check and case runs, the worker
+ * started again after each that ended it, until this is spent; the rule is the same whether
+ * or not the page can interrupt Python.
+ */
+export function handInBudgetMs(assignment: Assignment, cells: number): number {
+  const limitMs = assignment.timeLimitSeconds * 1000;
+  const cases = assignment.program?.cases ?? [];
+  const caseMs = cases.reduce((sum, c) => sum + (c.timeLimitSeconds ?? assignment.timeLimitSeconds) * 1000, 0);
+  const starts = 1 + assignment.checks.length + cases.length;
+  return 2 * (limitMs * (cells + assignment.checks.length) + caseMs) + START_ALLOWANCE_MS * starts;
 }
 
 /** A worker that failed under a hand-in, in the teacher's words. */

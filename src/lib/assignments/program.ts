@@ -1,7 +1,8 @@
 import { splitMessage } from '../chat/blocks';
 import type { Round } from '../chat/types';
 import type { Assignment, CaseSpec, CheckResult, ProgramTests } from '../portability/assignment-file';
-import type { CaseOutcome, CaseRun } from '../worker-api';
+import type { CompareVerdict, ProgramCase, ProgramRun } from '../worker-api';
+import { judgeCase, type CaseOutcome } from './compare';
 
 /** The program a session's answer is, and where it came from: the panel and the grades say which was tested. */
 export type TestedProgram =
@@ -58,20 +59,26 @@ export function testedProgram(tests: ProgramTests, rounds: Round[], file: (path:
   return latest ? { from: 'latest', seq: latest.seq, source: roundSource(latest) } : { from: 'none', reason: 'there is no Code message to test yet' };
 }
 
-/** Runs one case somewhere (the student's worker, a hand-in's), within a time limit. */
-export type CaseRunner = (run: CaseRun, timeoutMs: number) => Promise<CaseOutcome>;
+/** Runs a program on one case's input lines somewhere (the student's worker, a hand-in's), within a time limit. */
+export type ProgramRunner = (run: ProgramCase, timeoutMs: number) => Promise<ProgramRun>;
+
+/** Runs a teacher's compare function (`name` of check `source`) on one case's outputs, within a time limit. */
+export type OutputComparer = (source: string, name: string, expected: string, actual: string, timeoutMs: number) => Promise<CompareVerdict>;
 
 /** What a case shows of the program's output, at most. */
 export const CASE_OUTPUT_CHARS = 100_000;
 
 /**
- * Each case of the assignment on `program`, in order, scored: a case that cannot run (no
- * program) fails with the reason. `keepChars` cuts what a result keeps of the output.
+ * Each case of the assignment on `program`, in order, scored: `runner` runs the program on the
+ * case's input lines alone, and its output is compared here with the teacher's copy of the
+ * case (by `comparer` for the 'function' rule). A case that cannot run (no program) fails with
+ * the reason. `keepChars` cuts what a result keeps of the output.
  */
 export async function runCases(
   assignment: Assignment,
   program: TestedProgram | NoProgram,
-  runner: CaseRunner,
+  runner: ProgramRunner,
+  comparer: OutputComparer,
   keepChars: number,
   onResult?: (result: CheckResult) => void,
 ): Promise<CheckResult[]> {
@@ -79,23 +86,12 @@ export async function runCases(
   if (!tests) return [];
   const results: CheckResult[] = [];
   for (const spec of tests.cases) {
+    const limitMs = caseLimitMs(assignment, spec);
+    const judge = (expected: string, actual: string) => comparer(assignment.checkSource, tests.compareName ?? '', expected, actual, limitMs);
     const outcome: CaseOutcome =
       program.from === 'none'
         ? { passed: false, message: `not run: ${program.reason}`, error: 'NoProgram', actual: '', stderr: '', line: null }
-        : await runner(
-            {
-              source: program.source,
-              filename: programFilename(program),
-              input: spec.input,
-              expected: spec.expected,
-              rule: tests.rule,
-              tolerance: tests.tolerance ?? 0,
-              checkSource: assignment.checkSource,
-              compareName: tests.compareName ?? '',
-              outputChars: CASE_OUTPUT_CHARS,
-            },
-            caseLimitMs(assignment, spec),
-          );
+        : await judgeCase(tests, spec.expected, await runner({ source: program.source, filename: programFilename(program), input: spec.input, outputChars: CASE_OUTPUT_CHARS }, limitMs), judge);
     const result = scoredCase(spec, outcome, keepChars);
     results.push(result);
     onResult?.(result);

@@ -4,9 +4,10 @@ import { withStorage } from '../portability/manager';
 import { readSessionContents } from '../storage/imports';
 import type { AssignmentManager } from './manager';
 import { sessionAssignment } from './session-assignment';
-import { runCases, testedProgram, type CaseRunner, type NoProgram, type TestedProgram } from './program';
+import { runCases, testedProgram, type NoProgram, type OutputComparer, type ProgramRunner, type TestedProgram } from './program';
 import type { ProgramTests } from '../portability/assignment-file';
 import type { Round } from '../chat/types';
+import type { SessionHost } from '../sessions/host';
 
 /** What a check may print that the student is shown; the rest is cut. */
 export const CHECK_OUTPUT_CHARS = 10_000;
@@ -38,8 +39,17 @@ export async function checkWork(manager: AssignmentManager, sessionId: string, o
   }
   if (assignment.program) {
     const program = await programOf(manager, sessionId, assignment.program, found.answer);
-    const runner: CaseRunner = (run, timeoutMs) => manager.runCase(sessionId, run, { timeoutMs });
-    results.push(...(await runCases(assignment, program, runner, CHECK_OUTPUT_CHARS, onResult)));
+    // Advisory: the cases run in the student's own session, compared as grading compares them,
+    // a compare function in a scratch worker that runs nothing else, as grading's judge does.
+    const runner: ProgramRunner = (run, timeoutMs) => manager.runProgram(sessionId, run, { timeoutMs });
+    let judge: SessionHost | null = null;
+    const comparer: OutputComparer = (source, name, expected, actual, timeoutMs) => (judge ??= manager.scratchHost()).compare(source, name, expected, actual, timeoutMs);
+    try {
+      results.push(...(await runCases(assignment, program, runner, comparer, CHECK_OUTPUT_CHARS, onResult)));
+    } finally {
+      // Assigned in the comparer, which TypeScript's narrowing does not see.
+      (judge as SessionHost | null)?.terminate();
+    }
   }
   return results;
 }

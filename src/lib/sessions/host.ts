@@ -3,7 +3,7 @@ import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
-import { isRunEventMessage, type CaseOutcome, type CaseRun, type CheckOutcome, type InputRequest, type Limits, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
+import { isRunEventMessage, type CheckOutcome, type CompareVerdict, type InputRequest, type Limits, type ProgramCase, type ProgramRun, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { snapshotForWorker } from './snapshot-share';
@@ -332,14 +332,30 @@ export class SessionHost {
   }
 
   /**
-   * Runs a program on one case of an assignment (`runCase`) after everything queued before it,
-   * within `timeoutMs`, as `check` runs a check: past it the case fails with "did not finish in N s".
+   * Runs a program on one case's input lines (`runProgram`) after everything queued before it,
+   * within `timeoutMs`, as `check` runs a check: past it the run ends 'stopped' as a TimeoutError,
+   * "did not finish in N s".
    */
-  runCase(run: CaseRun, timeoutMs: number): Promise<CaseOutcome> {
-    const unfinished = (): CaseOutcome => ({ passed: false, message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError', actual: '', stderr: '', line: null });
+  runProgram(run: ProgramCase, timeoutMs: number): Promise<ProgramRun> {
+    const unfinished = (): ProgramRun => ({ stdout: '', stderr: '', ended: 'stopped', error: 'TimeoutError', message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, ms: timeoutMs });
     return this.runInWorker(timeoutMs, async (live) => {
-      const outcome = await live.api.runCase(run);
-      return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
+      const ran = await live.api.runProgram(run);
+      return this.stopCause === 'timeout' && ran.error === 'KeyboardInterrupt' ? unfinished() : ran;
+    }).catch((error: unknown) => {
+      if (error instanceof WorkerTerminatedError && error.cause === 'timeout') return unfinished();
+      throw error;
+    });
+  }
+
+  /**
+   * Runs a teacher's compare function (`compareOutputs`) within `timeoutMs`: past it the case
+   * fails with "did not finish in N s".
+   */
+  compare(source: string, name: string, expected: string, actual: string, timeoutMs: number): Promise<CompareVerdict> {
+    const unfinished = (): CompareVerdict => ({ passed: false, message: `${name} did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError' });
+    return this.runInWorker(timeoutMs, async (live) => {
+      const verdict = await live.api.compareOutputs(source, name, expected, actual);
+      return this.stopCause === 'timeout' && verdict.error === 'KeyboardInterrupt' ? unfinished() : verdict;
     }).catch((error: unknown) => {
       if (error instanceof WorkerTerminatedError && error.cause === 'timeout') return unfinished();
       throw error;

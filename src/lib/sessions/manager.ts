@@ -4,7 +4,7 @@ import { addNewSession, deleteSessionData, getSession, listSessionRecords, updat
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { CaseOutcome, CaseRun, CheckOutcome, InputRequest, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { CheckOutcome, InputRequest, ProgramCase, ProgramRun, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
 import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -487,17 +487,18 @@ export class SessionManager {
   }
 
   /**
-   * Runs a program on one case of an assignment in the session's worker: a namespace of its
-   * own, its stdin the case's lines (EOFError when they run out), its stdout compared with
-   * the case's by `run.rule`. The session's variables stay as they were.
+   * Runs a program on one case's input lines in the session's worker: a namespace of its
+   * own, its stdin those lines (EOFError when they run out). Returns what it printed; the
+   * comparison with the case's expected output is the page's (src/lib/assignments/compare.ts).
+   * The session's variables stay as they were.
    *
-   * @example (await pytabs.runCase(id, { source: 'print(int(input()) * 2)', filename: '<program>', input: '21\n', expected: '42\n', rule: 'judge', tolerance: 0, checkSource: '', compareName: '', outputChars: 10_000 })).passed;
+   * @example (await pytabs.runProgram(id, { source: 'print(int(input()) * 2)', filename: '<program>', input: '21\n', outputChars: 10_000 })).stdout; // '42\n'
    */
-  async runCase(sessionId: string, run: CaseRun, { timeoutMs = 30_000 } = {}): Promise<CaseOutcome> {
+  async runProgram(sessionId: string, run: ProgramCase, { timeoutMs = 30_000 } = {}): Promise<ProgramRun> {
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);
     try {
-      return await this.pool.use(this.host(sessionId), (h) => h.runCase(run, timeoutMs));
+      return await this.pool.use(this.host(sessionId), (h) => h.runProgram(run, timeoutMs));
     } finally {
       this.changed(sessionId, ['state']);
     }

@@ -138,8 +138,8 @@ export interface CaseSpec {
 }
 
 /**
- * An assignment's program tests (workers/python/pytabs/programs.py runs them): the student's
- * program on each case, its output compared by one rule.
+ * An assignment's program tests: the student's program on each case (workers/python/pytabs/programs.py
+ * runs it), its output compared by one rule on the page (src/lib/assignments/compare.ts).
  */
 export interface ProgramTests {
   /** The workspace file that is the program ('main.py'); absent: the student's latest Code message (or the one they mark). */

@@ -3,15 +3,20 @@
 A hand-in's code runs in the same Python as the teacher's checks, so it can change
 what the checks rely on. Two defences, neither a sandbox:
 
-- ``Seal``: taken before the hand-in's first cell, it remembers every name of the
-  modules the checks and program cases run on (``pytabs.checks``, ``pytabs.programs``,
-  ``pytabs.runtime`` and the standard modules they use, ``builtins``), each
-  function's code, defaults and closure, and the classes' attributes. ``changed()``
-  names what differs; grading fails every check and case after such a change.
+- ``Seal``: taken before the hand-in's first cell, it holds the modules the checks and
+  program cases run on (``pytabs.checks``, ``pytabs.programs``, ``pytabs.runtime`` and
+  the standard modules they use, ``builtins``) by identity, never looked up again
+  through ``sys.modules``, and remembers every name in them, each function's code,
+  defaults and closure, the classes' attributes, and the session's runtime object and
+  the PyTabs objects it holds (their class and their own attributes, so that none can
+  be shadowed). ``changed()`` names what differs; grading fails every check and case
+  after such a change. A program case's expected output is never in this Python at
+  all: the page compares.
 - ``scan``: a static look at a cell's code (Python's ``ast``) for what reaches past
   the student's own values: the browser (``js``, ``pyodide``), PyTabs' internals,
-  the interpreter's (``sys.modules``, ``builtins``, ``gc``, ``inspect``, ``ctypes``,
-  frames), a class that redefines equality or truth (``__eq__``, ``__hash__``,
+  the interpreter's (``sys.modules``, also through ``getattr`` or ``vars``, ``builtins``,
+  ``gc``, ``inspect``, ``ctypes``, frames, tracebacks and code objects, also by a name in
+  a string), a class that redefines equality or truth (``__eq__``, ``__hash__``,
   ``__bool__``, ...), writes to ``globals()``, imports by name. Each finding is a
   line and a reason for the teacher to read; it changes no grade.
 
@@ -43,6 +48,8 @@ SEALED_MODULES = (
     'pytabs.executor',
     'pytabs.display',
     'pytabs.guard',
+    'pytabs.state',
+    'pytabs.replay',
     'builtins',
     'copy',
     'pickle',
@@ -80,18 +87,31 @@ def _differ(now: tuple[Any, ...], then: tuple[Any, ...]) -> bool:
     return len(now) != len(then) or any(map(is_not, now, then))
 
 
-class Seal:
-    """The names of the sealed modules, and what each held, as they were when it was taken.
+# Values an object's own attribute may change between runs (a count, the session variables of the run).
+_PLAIN = (int, float, str, bytes, bool, dict, list, set, tuple, type(None))
 
-    Every value is compared by identity, and each function's code, defaults and closure, and
-    each class's attributes, too. It holds every object it compares, so that no id is reused
-    meanwhile; and it is checked before and after every check and case, so its look is a few
-    C-level passes over tuples rather than a fingerprint per name.
+
+def _own_attributes(obj: object) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """An object's own attributes: their names, and the values grading calls through (not plain data, which changes as runs go)."""
+    attributes = vars(obj)
+    return tuple(attributes), tuple(v for v in attributes.values() if not isinstance(v, _PLAIN))
+
+
+class Seal:
+    """The sealed modules and objects, and what each held, as they were when it was taken.
+
+    Modules are held by identity (what ``sys.modules`` names can be swapped; the module a
+    function's globals are cannot). Every value is compared by identity, and each function's
+    code, defaults and closure, and each class's attributes, too. It holds every object it
+    compares, so that no id is reused meanwhile; and it is checked before and after every
+    check and case, so its look is a few C-level passes over tuples rather than a
+    fingerprint per name.
     """
 
-    def __init__(self) -> None:
-        # Per module: its name, the sealed names in it and the values they held.
-        self._modules: list[tuple[str, tuple[str, ...], tuple[Any, ...]]] = []
+    def __init__(self, runtime: object | None = None) -> None:
+        # Per module: its name, the module, the sealed names in it and the values they held.
+        self._modules: list[tuple[str, types.ModuleType, tuple[str, ...], tuple[Any, ...]]] = []
+        self._sys_modules = sys.modules
         functions: list[tuple[str, types.FunctionType]] = []
         classes: list[tuple[str, type]] = []
         for name in SEALED_MODULES:
@@ -100,7 +120,7 @@ class Seal:
                 continue
             # What the checks call: functions, classes, modules. Plain values (a module's state, builtins._) change as runs go.
             entries = {key: value for key, value in vars(module).items() if isinstance(value, _SEALED_KINDS) and not key.startswith('__')}
-            self._modules.append((name, tuple(entries), tuple(entries.values())))
+            self._modules.append((name, module, tuple(entries), tuple(entries.values())))
             functions += [(f'{name}.{key}', value) for key, value in entries.items() if isinstance(value, types.FunctionType)]
             classes += [(f'{name}.{key}', value) for key, value in entries.items() if isinstance(value, type)]
         self._function_names = tuple(label for label, _ in functions)
@@ -112,15 +132,22 @@ class Seal:
         self._class_names = tuple(label for label, _ in classes)
         self._classes = tuple(cls for _, cls in classes)
         self._class_attributes = _attributes(self._classes)
+        # The runtime object grading calls through, and the PyTabs objects it holds: an attribute
+        # set on one of them (run_program on the runtime) would shadow its class's method.
+        objects: list[tuple[str, object]] = []
+        if runtime is not None:
+            objects.append(('the runtime', runtime))
+            objects += [(f'the runtime\'s {key}', value) for key, value in vars(runtime).items() if type(value).__module__.startswith('pytabs.')]
+        self._objects = tuple((label, obj, type(obj), _own_attributes(obj)) for label, obj in objects)
 
     def changed(self) -> list[str]:
         """The sealed names whose value (or code) is not what it was, as ``module.name``."""
         out: list[str] = []
-        for name, keys, values in self._modules:
-            module = sys.modules.get(name)
-            if module is None:
-                out.append(name)
-                continue
+        if sys.modules is not self._sys_modules:
+            out.append('sys.modules')
+        for name, module, keys, values in self._modules:
+            if self._sys_modules.get(name) is not module:
+                out.append(f'sys.modules[{name!r}]')
             # A name that is gone reads as None, which no sealed value is.
             held = tuple(map(vars(module).get, keys))
             if _differ(held, values):
@@ -140,6 +167,10 @@ class Seal:
                 _, now_keys, now_values = _attributes((cls,))
                 if now_keys != then_keys[start:end] or _differ(now_values, then_values[start:end]):
                     out.append(label)
+        for label, obj, cls, (then_keys_, then_values_) in self._objects:
+            now_keys_, now_values_ = _own_attributes(obj)
+            if type(obj) is not cls or now_keys_ != then_keys_ or _differ(now_values_, then_values_):
+                out.append(label)
         # A name is told once, however many of its parts changed.
         return list(dict.fromkeys(out))
 
@@ -154,8 +185,8 @@ _PRIVATE_NAME = 'pytabs_private_guard'
 _OWN_CODE = _own_code() if __name__ != _PRIVATE_NAME else None
 
 
-def private_seal() -> Any:
-    """A Seal whose own code lives in a namespace of its own, with its own copy of the built-ins.
+def private_seal(runtime: object | None = None) -> Any:
+    """A Seal (of the modules and of ``runtime``) whose own code lives in a namespace of its own, with its own copy of the built-ins.
 
     The worker holds the seal's ``changed`` (taken before any of the hand-in's code runs), so
     replacing this module's names, or a built-in the seal uses, afterwards changes nothing of it.
@@ -164,7 +195,7 @@ def private_seal() -> Any:
 
     namespace: dict[str, Any] = {'__name__': _PRIVATE_NAME, '__builtins__': dict(vars(builtins))}
     exec(_OWN_CODE, namespace)
-    return namespace['Seal']()
+    return namespace['Seal'](runtime)
 
 
 # What reaches past the student's own values, by the name a cell uses.
@@ -181,6 +212,16 @@ _MODULES = {
     'importlib': 'imports by name (importlib)',
     'sys': None,  # sys itself is common; what a cell does with it is looked at below
 }
+# Attributes of functions, frames, tracebacks, generators and code objects: a way up the stack, or into a function's globals.
+_FRAME_ATTRIBUTES = frozenset(
+    {
+        '__globals__', '__code__', '__closure__', '__builtins__', '__subclasses__',
+        'tb_frame', 'tb_next', 'f_back', 'f_locals', 'f_globals', 'f_builtins', 'f_code', 'f_trace',
+        'gi_frame', 'gi_code', 'cr_frame', 'cr_code', 'ag_frame', 'ag_code',
+        'co_consts', 'co_names', 'co_varnames', 'co_code',
+    }
+)
+_BY_NAME = {'getattr', 'setattr', 'delattr', 'hasattr'}
 _SYS_ATTRIBUTES = {'modules', '_getframe', 'settrace', 'setprofile', 'addaudithook', 'meta_path', 'path_hooks', 'stdout', 'stderr', '__stdout__'}
 # Methods that let a value answer a comparison or a truth test as it pleases; ordering (__lt__) and __len__ are common in clean classes.
 _DUNDERS = {'__eq__', '__ne__', '__hash__', '__bool__', '__instancecheck__', '__getattribute__'}
@@ -217,8 +258,13 @@ def scan(source: str, cell: int) -> list[Flag]:
                         flag(node, f'takes sys.{alias.name}')
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == 'sys' and node.attr in _SYS_ATTRIBUTES:
             flag(node, f'uses sys.{node.attr}')
-        elif isinstance(node, ast.Attribute) and node.attr in {'__globals__', '__code__', '__closure__', '__builtins__', '__subclasses__', 'f_globals', 'f_locals', 'f_back', 'gi_frame', 'tb_frame'}:
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == 'sys' and node.attr == '__dict__':
+            flag(node, 'reaches sys.modules (sys.__dict__)')
+        elif isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRIBUTES:
             flag(node, f'reaches into functions or frames ({node.attr})')
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in _FRAME_ATTRIBUTES:
+            # getattr(tb, 'tb_frame'), attrgetter('f_back'): the attribute by its name.
+            flag(node, f'reaches into functions or frames ({node.value!r} by name)')
         elif isinstance(node, ast.Name) and node.id == '__builtins__':
             flag(node, 'uses __builtins__')
         elif isinstance(node, ast.ClassDef):
@@ -236,6 +282,14 @@ def scan(source: str, cell: int) -> list[Flag]:
                 flag(node, why)
             elif node.func.id == 'setattr' and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in _MODULES:
                 flag(node, f'changes the module {node.args[0].id}')
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == 'sys':
+            name = node.args[1] if len(node.args) > 1 else None
+            if node.func.id == 'vars':
+                flag(node, 'reaches sys.modules (vars(sys))')
+            elif node.func.id in _BY_NAME and isinstance(name, ast.Constant) and name.value in _SYS_ATTRIBUTES:
+                flag(node, f'uses sys.{name.value} ({node.func.id})')
+            elif node.func.id in _BY_NAME and not isinstance(name, ast.Constant):
+                flag(node, f'takes an attribute of sys by a computed name ({node.func.id})')
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for t in targets:

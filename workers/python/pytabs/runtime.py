@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from .checks import CheckOutcome, run_check
-from .programs import CaseOutcome, run_case
+from .programs import CompareVerdict, ProgramRun, compare_outputs, run_program
 from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
@@ -163,20 +163,17 @@ class Runtime:
         finally:
             flush_streams()
 
-    def run_case(self, case: Mapping[str, Any]) -> CaseOutcome:
-        """Runs a program on one case of an assignment in a namespace of its own: the session's is untouched."""
+    def run_program(self, source: str, filename: str, input_text: str, output_limit: int) -> ProgramRun:
+        """Runs a program on a case's input lines in a namespace of its own: the session's is untouched. It is never told what it should print."""
         try:
-            return run_case(
-                case['source'],
-                case['filename'],
-                case['input'],
-                case['expected'],
-                case['rule'],
-                float(case['tolerance']),
-                case['checkSource'],
-                case['compareName'],
-                int(case['outputChars']),
-            )
+            return run_program(source, filename, input_text, output_limit)
+        finally:
+            flush_streams()
+
+    def compare_outputs(self, source: str, name: str, expected: str, actual: str) -> CompareVerdict:
+        """The teacher's compare function ``name`` of the check ``source`` on one case's outputs."""
+        try:
+            return compare_outputs(source, name, expected, actual)
         finally:
             flush_streams()
 
