@@ -18,7 +18,8 @@
 import { clientsClaim, type WorkboxPlugin } from 'workbox-core';
 import { cleanupOutdatedCaches, PrecacheController, PrecacheRoute } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
-import { CacheFirst, NetworkOnly } from 'workbox-strategies';
+import { CacheFirst, NetworkFirst, NetworkOnly } from 'workbox-strategies';
+import { SITE_CACHE, SITE_FILE } from './lib/i18n/preference';
 import { withIsolation } from './lib/offline/isolation';
 import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './lib/offline/keep-app';
 import { isModelRuntimePath, MODEL_RUNTIME_CACHE } from './lib/offline/model-runtime';
@@ -67,6 +68,9 @@ registerRoute(
   ({ url, sameOrigin }) => sameOrigin && isModelRuntimePath(url.pathname),
   new CacheFirst({ cacheName: MODEL_RUNTIME_CACHE, plugins: [plugins[1]] }),
 );
+// The deployer's site.json (its default language) is read fresh on each start, so a change to it
+// applies at once; the last copy read answers offline, so the site's language stays.
+registerRoute(({ url, sameOrigin }) => sameOrigin && url.pathname.endsWith(`/${SITE_FILE}`), new NetworkFirst({ cacheName: SITE_CACHE }));
 // A page or worker script of this origin that is not in the list still gets its headers.
 registerRoute(
   ({ request, sameOrigin }) => sameOrigin && (request.mode === 'navigate' || request.destination === 'worker'),

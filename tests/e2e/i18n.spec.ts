@@ -82,7 +82,8 @@ test('Arabic reads right to left: <html dir="rtl">, the side panels mirrored, th
 });
 
 test("the site's site.json sets the language when the person chose nothing; the person's choice wins over it", async ({ page }) => {
-  await page.route('**/site.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ language: 'de' }) }));
+  // The context's route: once the service worker controls the page, it is the one that asks for site.json.
+  await page.context().route('**/site.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ language: 'de' }) }));
   await openApp(page);
   await expect(page.locator('html')).toHaveAttribute('lang', 'de');
   await expect(page.getByRole('button', { name: 'Alle Sitzungen' })).toBeVisible();

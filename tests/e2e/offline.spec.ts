@@ -192,6 +192,23 @@ test('after the first run the app is kept; with the network cut it opens cross-o
   }
 });
 
+test("the site's default language (site.json) holds offline: the service worker answers with the last one read", async ({ page, context }) => {
+  await host.close();
+  host = await new StaticHost(copyOfBuild((dir) => writeFileSync(path.join(dir, 'site.json'), JSON.stringify({ language: 'de' })))).start();
+  await openAt(page, host.url);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+  await firstRun(page);
+  await untilOfflineReady(page);
+  // Online, under the service worker: the page reads site.json through it.
+  await page.reload();
+  await untilAppOpen(page);
+  await cutNetwork(context, host);
+  await page.reload();
+  await untilAppOpen(page);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+  await expect(page.getByRole('button', { name: 'Alle Sitzungen' })).toBeVisible();
+});
+
 test('a package loaded online loads offline; never loaded, offline, it fails with an error naming it', async ({ page, context }) => {
   const index = await new TestPackageIndex().start();
   index.publish('pytabs_kept', "VALUE = 'kept from the first use'\n");

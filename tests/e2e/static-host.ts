@@ -55,6 +55,14 @@ export class StaticHost {
   readonly served: Served[] = [];
   /** Requests that arrived while the host refused them: none should, with the network cut. */
   readonly refused: string[] = [];
+
+  /**
+   * What was refused besides what every start asks by design, offline too: the service worker's
+   * update check (sw.js) and the deployer's site.json, read fresh so a change applies at once.
+   */
+  get refusedBeyondStartChecks(): string[] {
+    return this.refused.filter((p) => !p.endsWith('/sw.js') && !p.endsWith('/site.json'));
+  }
   refusing = false;
   /** Milliseconds to hold a file back before answering, by its path below the sub-path. */
   delay: (path: string) => number = () => 0;

@@ -355,7 +355,7 @@ test('offline after the first visit: with the host gone the app opens, runs a ne
   await newSession(person, 'Session 2');
   await person.send('2 ** 10');
   await person.expectText(person.reply(1), '1024', FIRST_RUN);
-  expect(host.refused.filter((p) => !p.endsWith('/sw.js'))).toEqual([]);
+  expect(host.refusedBeyondStartChecks).toEqual([]);
   await person.click({ role: 'button', name: 'Settings' });
   await person.expectText({ role: 'region', name: 'This browser' }, 'Offline: yes');
 });

@@ -7,6 +7,8 @@ import { LANGUAGES, exactLocale, matchLocale, type Locale } from './locales';
 
 export const LANGUAGE_KEY = 'pytabs-language';
 export const SITE_FILE = 'site.json';
+/** Where the service worker keeps the last site.json it read, for offline starts (src/sw.ts); erased with every PyTabs cache. */
+export const SITE_CACHE = 'pytabs-site';
 
 /** The language the person chose in this browser; null when none (or storage is blocked). */
 export function readChosenLocale(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage): Locale | null {
