@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { strToU8, unzipSync } from 'fflate';
 import { FIRST_RUN, region, reply, send } from './app';
-import { asStudent, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, json, variant, withCode } from './hand-ins';
+import { asStudent, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, handInInPage, json, variant, withCode } from './hand-ins';
 import { StaticHost } from './static-host';
 
 // The same file, the same grade: on a plain host's first visit (no cross-origin isolation, so a
@@ -171,27 +171,7 @@ test('a program endless on three of four cases gets the same row on a plain host
   test.setTimeout(300_000);
   const teacher = await (await browser.newContext()).newPage();
   await firstVisit(teacher);
-  const handIn = await teacher.evaluate(
-    async ([draft, program]) => {
-      const api = window.pytabs!;
-      const lib = window.pytabsLib!;
-      const session = await api.createSession('Teacher');
-      const { file } = await lib.saveAsAssignment(api, session.id, draft);
-      const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
-      const stop = api.subscribeInput((id, request) => {
-        if (id === student && request) api.answerInput(id, request.id, '0');
-      });
-      try {
-        await lib.sendMessage(api, student, program);
-      } finally {
-        stop();
-      }
-      const data = await lib.handIn(api, student, 'Endless Eve', []);
-      await api.deleteSession(student);
-      return Array.from(data.data);
-    },
-    [ENDLESS_CASES, ENDLESS_PROGRAM] as const,
-  );
+  const handIn = await teacher.evaluate(handInInPage, [ENDLESS_CASES, ENDLESS_PROGRAM] as const);
   /** Grades the hand-in in the panel; its row as `nth` of the table's rows of that student (earlier ones are kept across a reload). */
   const graded = async (nth: number): Promise<string[]> => {
     await teacher.getByRole('tab', { name: 'Count down' }).click();
