@@ -122,9 +122,7 @@ export class SessionAssignmentView {
           view.heard();
           this.keepGrades(view);
         },
-        undefined,
-        kept,
-        earlier,
+        { kept, earlier },
       ),
     );
     return view;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { strToU8, unzipSync } from 'fflate';
 import { FIRST_RUN, region, reply, send } from './app';
-import { asStudent, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, json, variant, withCode } from './hand-ins';
+import { asStudent, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, handInInPage, json, variant, withCode } from './hand-ins';
 import { StaticHost } from './static-host';
 
 // The same file, the same grade: on a plain host's first visit (no cross-origin isolation, so a
@@ -13,7 +13,8 @@ import { StaticHost } from './static-host';
 // worker. A cell the student stopped is not run again. Teacher and student are two browser
 // profiles on the same plain host, both on their first visit, through the UI by role and name.
 // A program endless on three of its four cases gets the same row on the first visit and after a
-// reload: every case runs, each endless one costing a fresh worker.
+// reload: every case runs, each endless one costing a fresh worker. Within a hand-in's time
+// budget only: one of seconds, spent by endless cases, leaves the rest "not run" and the row says so.
 
 const DRAFT = {
   title: 'Loop and answer',
@@ -171,27 +172,7 @@ test('a program endless on three of four cases gets the same row on a plain host
   test.setTimeout(300_000);
   const teacher = await (await browser.newContext()).newPage();
   await firstVisit(teacher);
-  const handIn = await teacher.evaluate(
-    async ([draft, program]) => {
-      const api = window.pytabs!;
-      const lib = window.pytabsLib!;
-      const session = await api.createSession('Teacher');
-      const { file } = await lib.saveAsAssignment(api, session.id, draft);
-      const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
-      const stop = api.subscribeInput((id, request) => {
-        if (id === student && request) api.answerInput(id, request.id, '0');
-      });
-      try {
-        await lib.sendMessage(api, student, program);
-      } finally {
-        stop();
-      }
-      const data = await lib.handIn(api, student, 'Endless Eve', []);
-      await api.deleteSession(student);
-      return Array.from(data.data);
-    },
-    [ENDLESS_CASES, ENDLESS_PROGRAM] as const,
-  );
+  const handIn = await teacher.evaluate(handInInPage, [ENDLESS_CASES, ENDLESS_PROGRAM] as const);
   /** Grades the hand-in in the panel; its row as `nth` of the table's rows of that student (earlier ones are kept across a reload). */
   const graded = async (nth: number): Promise<string[]> => {
     await teacher.getByRole('tab', { name: 'Count down' }).click();
@@ -220,4 +201,57 @@ test('a program endless on three of four cases gets the same row on a plain host
   expect(first.join(' ')).toContain('case 3 did not finish in 3 s');
   expect(first.join(' ')).not.toContain('not run');
   expect(again).toEqual(first);
+});
+
+/** Eight cases, endless (`ENDLESS_PROGRAM` on a number not 0) on five: 10 s of time limits alone, more than `BUDGET_MS`. */
+const BUDGET_INPUTS = ['0', '1', '2', '0', '3', '4', '5', '0'];
+const BUDGET_CASES = {
+  ...ENDLESS_CASES,
+  timeLimitSeconds: 2,
+  program: { rule: 'judge' as const, cases: BUDGET_INPUTS.map((n, i) => ({ name: `case ${i + 1}`, input: `${n}\n`, expected: 'done\n', points: 1 })) },
+};
+const BUDGET_MS = 8_000;
+
+test('a hand-in whose time budget is spent on a plain host’s first visit: what ran has its verdict, the rest is not run and named, the total counts what ran', async ({ browser }) => {
+  test.setTimeout(300_000);
+  const teacher = await (await browser.newContext()).newPage();
+  await firstVisit(teacher);
+  const handIn = await teacher.evaluate(handInInPage, [BUDGET_CASES, ENDLESS_PROGRAM] as const);
+  expect(await teacher.evaluate(() => crossOriginIsolated)).toBe(false);
+  // Graded through the library with a budget of seconds (the panel's is minutes): its row as the panel would show it.
+  const row = await teacher.evaluate(
+    async ([data, budgetMs]) => {
+      const api = window.pytabs!;
+      const lib = window.pytabsLib!;
+      const found = await Promise.all((await api.listSessions()).map((s) => lib.sessionAssignment(api, s.id)));
+      const assignment = found.find((a) => a?.role === 'teacher')!.assignment;
+      const run = new lib.GradingRun(api, assignment, undefined, { budgetMs });
+      await run.add([{ name: 'endless.pytabs.zip', data: new Uint8Array(data) }]);
+      return run.rows[0];
+    },
+    [handIn, BUDGET_MS] as const,
+  );
+  const results = row.results;
+  const ran = results.findIndex((r) => r.error === 'NotRun');
+  console.log(`${ran} of ${results.length} cases ran within ${BUDGET_MS / 1000} s; the row took ${Math.round(row.ms)} ms`);
+  expect(row.status).toBe('graded');
+  expect(results.map((r) => r.name)).toEqual(BUDGET_CASES.program.cases.map((c) => c.name));
+  // At least the first case and the first endless one ran; five endless cases cannot all run in the budget.
+  expect(ran).toBeGreaterThanOrEqual(2);
+  // What ran before the budget was spent: CPython's verdicts, each endless case out of its time.
+  for (const [i, result] of results.slice(0, ran).entries()) {
+    if (BUDGET_INPUTS[i] === '0') expect([result.name, result.passed, result.earned, result.error]).toEqual([result.name, true, 1, null]);
+    else expect([result.name, result.passed, result.error, result.message]).toEqual([result.name, false, 'TimeoutError', 'did not finish in 2 s']);
+  }
+  // The rest: not run, each saying why, and named in the row's errors.
+  const skipped = results.slice(ran);
+  for (const result of skipped) {
+    expect([result.name, result.passed, result.earned, result.error, result.message]).toEqual([result.name, false, 0, 'NotRun', "not run: this hand-in's time budget (8 s) was spent"]);
+  }
+  const timedOut = results.slice(0, ran).filter((r) => r.error === 'TimeoutError');
+  expect(row.errors).toEqual([
+    ...timedOut.map((r) => `${r.name} did not finish in 2 s`),
+    `This hand-in's time budget (8 s) was spent: ${skipped.map((r) => r.name).join(', ')} not run.`,
+  ]);
+  expect(row.total).toBe(BUDGET_INPUTS.slice(0, ran).filter((n) => n === '0').length);
 });

@@ -36,6 +36,40 @@ export const ENDLESS_PROGRAM = "n = int(input())\nwhile n != 0:\n    pass\nprint
 /** CPython's grade of it: the cases' points and the total. */
 export const ENDLESS_GRADE = ['0', '0', '0', '1', '1'];
 
+/**
+ * Runs in the page (both suites' `evaluate`): saves `draft` as an assignment, works it as a
+ * student whose `input()` reads 0, hands `program` in and returns the hand-in's bytes.
+ */
+export async function handInInPage([draft, program]: readonly [unknown, string]): Promise<number[]> {
+  type Lib = {
+    saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { name: string; data: Uint8Array } }>;
+    importSession: (api: unknown, file: { name: string; data: Uint8Array }) => Promise<{ sessionId: string }>;
+    sendMessage: (api: unknown, id: string, code: string) => Promise<unknown>;
+    handIn: (api: unknown, id: string, name: string, results: unknown[]) => Promise<{ data: Uint8Array }>;
+  };
+  type Api = {
+    createSession: (name: string) => Promise<{ id: string }>;
+    deleteSession: (id: string) => Promise<void>;
+    subscribeInput: (listener: (id: string, request: { id: string } | null) => void) => () => void;
+    answerInput: (id: string, request: string, text: string | null) => void;
+  };
+  const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: Api; pytabsLib: Lib };
+  const session = await api.createSession('Teacher');
+  const { file } = await lib.saveAsAssignment(api, session.id, draft);
+  const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
+  const stop = api.subscribeInput((id, request) => {
+    if (id === student && request) api.answerInput(id, request.id, '0');
+  });
+  try {
+    await lib.sendMessage(api, student, program);
+  } finally {
+    stop();
+  }
+  const data = await lib.handIn(api, student, 'Endless Eve', []);
+  await api.deleteSession(student);
+  return Array.from(data.data);
+}
+
 export const CHECKS = [
   'def check_total():',
   '    "total is the sum of column n"',

@@ -1,6 +1,6 @@
 import { strFromU8, unzipSync } from 'fflate';
 import * as XLSX from 'xlsx';
-import { BOB, CHECKS, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, json, otherAssignmentHandIn, RIGHT, studentHandIn, variant, asStudent, withCode, workbook } from '../e2e/hand-ins';
+import { BOB, CHECKS, ENDLESS_CASES, ENDLESS_GRADE, ENDLESS_PROGRAM, handInInPage, json, otherAssignmentHandIn, RIGHT, studentHandIn, variant, asStudent, withCode, workbook } from '../e2e/hand-ins';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, Person, type Target } from './person';
 
@@ -166,38 +166,7 @@ test('a program endless on three of four cases gets the same row on the first vi
   // Each endless case ends its worker where Python cannot be interrupted: WebKitGTK takes 25 s to start another on two busy cores.
   test.setTimeout(900_000);
   await teacher.open(host.url);
-  const handIn = await teacher.page.evaluate(
-    async ([draft, program]) => {
-      type Lib = {
-        saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { name: string; data: Uint8Array } }>;
-        importSession: (api: unknown, file: { name: string; data: Uint8Array }) => Promise<{ sessionId: string }>;
-        sendMessage: (api: unknown, id: string, code: string) => Promise<unknown>;
-        handIn: (api: unknown, id: string, name: string, results: unknown[]) => Promise<{ data: Uint8Array }>;
-      };
-      type Api = {
-        createSession: (name: string) => Promise<{ id: string }>;
-        deleteSession: (id: string) => Promise<void>;
-        subscribeInput: (listener: (id: string, request: { id: string } | null) => void) => () => void;
-        answerInput: (id: string, request: string, text: string | null) => void;
-      };
-      const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: Api; pytabsLib: Lib };
-      const session = await api.createSession('Teacher');
-      const { file } = await lib.saveAsAssignment(api, session.id, draft);
-      const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
-      const stop = api.subscribeInput((id, request) => {
-        if (id === student && request) api.answerInput(id, request.id, '0');
-      });
-      try {
-        await lib.sendMessage(api, student, program);
-      } finally {
-        stop();
-      }
-      const data = await lib.handIn(api, student, 'Endless Eve', []);
-      await api.deleteSession(student);
-      return Array.from(data.data);
-    },
-    [ENDLESS_CASES, ENDLESS_PROGRAM] as const,
-  );
+  const handIn = await teacher.page.evaluate(handInInPage, [ENDLESS_CASES, ENDLESS_PROGRAM] as const);
   /** Grades the hand-in; the table's rows (a reload keeps the earlier ones), each without its time. */
   const graded = async (count: number): Promise<string[][]> => {
     await teacher.click({ role: 'tab', name: 'Count down' });

@@ -1,6 +1,7 @@
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import type { PyTabsApi } from '../../src/lib/api';
 import { test, expect } from './fixtures';
+import type { Person, Target } from './person';
 
 // The local model (llama.cpp through wllama, in a worker of its own) on the tiny generated file
 // in each engine: it loads from a file beside the app and streams. WebKitGTK has neither JSPI nor
@@ -78,8 +79,9 @@ test('the tiny model loads beside the app and streams an answer (WebKit: the com
 /** The tiny model that prefers '"' then 'r': its constrained turn calls run_python with "r" (see tests/e2e/local-model.spec.ts). */
 const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
 
-test('Ask with the model in this browser: its turn runs code in the session, and again with the host gone', async ({ person, host }) => {
-  await person.open(host.url);
+/** Opens the app, adds the model file in Settings and chooses it, and sets `r = 42` in a Code message; returns the mode switch. */
+async function withPrefersR(person: Person, url: string): Promise<Target> {
+  await person.open(url);
   const settings = { role: 'dialog', name: 'Settings' };
   await person.click({ role: 'button', name: 'Settings' });
   await person.click({ role: 'radio', name: 'A model in this browser', within: settings });
@@ -92,6 +94,11 @@ test('Ask with the model in this browser: its turn runs code in the session, and
   await person.click({ role: 'radio', name: 'Code', within: mode });
   await person.send('r = 42');
   await person.expectText(person.reply(1), 'Done', 90_000);
+  return mode;
+}
+
+test('Ask with the model in this browser: its turn runs code in the session, and again with the host gone', async ({ person, host }) => {
+  const mode = await withPrefersR(person, host.url);
   await person.click({ role: 'radio', name: 'Ask', within: mode });
   await person.send('What is r?');
   // The constrained turn called run_python with "r": it ran in this session and printed 42.
@@ -112,19 +119,7 @@ test('Ask with the model in this browser: its turn runs code in the session, and
 });
 
 test('a model added and never asked answers with the host gone: its runtime was kept with it', async ({ person, host }) => {
-  await person.open(host.url);
-  const settings = { role: 'dialog', name: 'Settings' };
-  await person.click({ role: 'button', name: 'Settings' });
-  await person.click({ role: 'radio', name: 'A model in this browser', within: settings });
-  await person.choose('Add a model file', [{ name: 'prefers-r.gguf', data: prefersR }]);
-  await person.find({ role: 'radio', namePrefix: 'Prefers r (431 KB)', within: settings });
-  await person.click({ role: 'button', name: 'Save settings', within: settings });
-  await person.expectGone(settings);
-
-  const mode = { role: 'radiogroup', name: 'Message mode' };
-  await person.click({ role: 'radio', name: 'Code', within: mode });
-  await person.send('r = 42');
-  await person.expectText(person.reply(1), 'Done', 90_000);
+  const mode = await withPrefersR(person, host.url);
   // Nothing asked: the app is kept after the run, the model and its runtime when it was added.
   await person.untilKeptOffline();
   host.refusing = true;

@@ -11,7 +11,7 @@ import { importSession } from '../../src/lib/portability';
 import { checkNames, makeAssignment, readAssignment, readSubmission } from '../../src/lib/portability/assignment-file';
 import { forgetGrades, keepGrades, keptGrades, saveAsAssignment } from '../../src/lib/assignments/session-assignment';
 import { checkWork, handIn } from '../../src/lib/assignments/student';
-import { GradingRun, type GradeRow } from '../../src/lib/assignments/grading';
+import { GradingRun, handInBudgetMs, type GradeRow } from '../../src/lib/assignments/grading';
 import type { AssignmentManager } from '../../src/lib/assignments/manager';
 import { WorkerSession } from '../../workers/runtime/session';
 import { RoundHistory } from '../../src/lib/storage/session-store';
@@ -87,6 +87,15 @@ describe('assignment.json', () => {
     const forged = { format: 'pytabs-assignment', version: 1, ...a, checkSource: 'def check_total():\n    pass\n' };
     await expect(readAssignment(forged)).rejects.toThrow(/does not match its digest/);
     expect(await readAssignment({ format: 'pytabs-assignment', version: 1, ...a })).toEqual(a);
+  });
+
+  it('gives a hand-in twice its cells’, checks’ and cases’ time limits plus a minute for each worker start they may need', async () => {
+    const cases = ['1', '2', '3'].map((n) => ({ name: `case ${n}`, input: `${n}\n`, expected: `${n}\n`, points: 1, ...(n === '3' ? { timeLimitSeconds: 20 } : {}) }));
+    const a = await makeAssignment({ ...draft, program: { rule: 'judge', cases } });
+    expect(a.checks).toHaveLength(3);
+    // Four cells and three checks at 5 s, cases of 5, 5 and 20 s; starts: the first, then one after each check and case.
+    expect(handInBudgetMs(a, 4)).toBe(2 * (5_000 * (4 + 3) + 30_000) + 60_000 * (1 + 3 + 3));
+    expect(handInBudgetMs(a, 0)).toBe(2 * (5_000 * 3 + 30_000) + 60_000 * 7);
   });
 });
 
@@ -203,7 +212,7 @@ describe('Save as assignment, the student, Hand in', () => {
 
     const notes = async (earlier: string[] | null) => {
       // The note is read with the file, before its worker: this test has none, so the rows end in "error".
-      const run = new GradingRun(manager, found.assignment, undefined, undefined, [], earlier);
+      const run = new GradingRun(manager, found.assignment, undefined, { earlier });
       await run.add(files);
       return run.rows.map((r) => r.note);
     };
@@ -227,7 +236,7 @@ describe('Save as assignment, the student, Hand in', () => {
     // Graded with another version of the assignment: not this table.
     expect(await keptGrades(manager, teacherId, '0'.repeat(64))).toBeNull();
 
-    const run = new GradingRun(manager, teacher, undefined, undefined, kept!);
+    const run = new GradingRun(manager, teacher, undefined, { kept: kept! });
     expect(run.rows.map((r) => [r.id, r.status, r.errors])).toEqual([
       [1, 'graded', []],
       [2, 'stopped', ['Not graded: the page was closed while it was graded.']],

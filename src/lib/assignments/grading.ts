@@ -92,6 +92,18 @@ interface Queued {
 /** The submission's worker ended under it in a way that ends its grading (a crash, a cell that never finished). */
 class Ended extends Error {}
 
+/** How a `GradingRun` grades, beyond its assignment; each has a default. */
+export interface GradingOptions {
+  /** Hand-ins graded at once; default `gradingPoolSize()`. */
+  poolSize?: number;
+  /** Rows kept from an earlier page: one that was still being graded when it closed is marked so. */
+  kept?: GradeRow[];
+  /** The digests of the assignment's earlier versions saved on this device; null (the default) when not known (saved before they were kept). */
+  earlier?: readonly string[] | null;
+  /** Each hand-in's time budget in milliseconds; default `handInBudgetMs` of the assignment and the hand-in's replayed cells. */
+  budgetMs?: number;
+}
+
 /**
  * Grades hand-ins of `assignment` with the teacher's own checks. Each hand-in is replayed in
  * a fresh scratch session (its files written, its code cells run in order), then each check
@@ -109,16 +121,20 @@ export class GradingRun {
   private idle: Promise<void> = Promise.resolve();
   private finish: () => void = () => undefined;
 
+  readonly poolSize: number;
+  private readonly earlier: readonly string[] | null;
+  /** Each hand-in's time budget when set; otherwise `handInBudgetMs`. */
+  private readonly budgetMs: number | undefined;
+
   constructor(
     private readonly manager: AssignmentManager,
     readonly assignment: Assignment,
     private readonly onChange: (row: GradeRow) => void = () => undefined,
-    readonly poolSize = gradingPoolSize(),
-    /** Rows kept from an earlier page: one that was still being graded when it closed is marked so. */
-    kept: GradeRow[] = [],
-    /** The digests of the assignment's earlier versions saved on this device; null when not known (saved before they were kept). */
-    private readonly earlier: readonly string[] | null = null,
+    { poolSize = gradingPoolSize(), kept = [], earlier = null, budgetMs }: GradingOptions = {},
   ) {
+    this.poolSize = poolSize;
+    this.earlier = earlier;
+    this.budgetMs = budgetMs;
     for (const row of kept) {
       const unfinished = row.status === 'waiting' || row.status === 'grading';
       this.rows.push(unfinished ? { ...row, status: 'stopped', errors: [...row.errors, 'Not graded: the page was closed while it was graded.'] } : row);
@@ -304,7 +320,7 @@ export class GradingRun {
         if (++timedOut >= MAX_UNFINISHED) throw new Ended(`${MAX_UNFINISHED} cells did not finish; no check ran.`);
       }
     };
-    const budgetMs = handInBudgetMs(this.assignment, replayed.length);
+    const budgetMs = this.budgetMs ?? handInBudgetMs(this.assignment, replayed.length);
     const spent = () => performance.now() - t0 > budgetMs;
     // What the budget left out, told once in the row's errors.
     const notRun: string[] = [];
