@@ -100,8 +100,12 @@ const api: SessionWorkerApi = {
   async start(options: StartOptions, onProgress?: (progress: StartProgress) => void) {
     if (session) throw new Error('This worker already serves a session.');
     const t0 = performance.now();
-    // Through Comlink each call is a message; a page that went away must not fail the start.
-    const say = (progress: StartProgress) => void Promise.resolve(onProgress?.(progress)).catch(() => undefined);
+    // Through Comlink each call is a message on the callback's own port, which nothing orders
+    // against the start's answer: the last one is awaited before answering (as a run's events
+    // are), so the page sees every step while it still starts. A page that went away must not
+    // fail the start.
+    let said: Promise<unknown> = Promise.resolve();
+    const say = (progress: StartProgress) => void (said = Promise.resolve(onProgress?.(progress)).catch(() => undefined));
     // Python booted while this worker was the spare, when it was booted for this start's core and index.
     const booted = warm;
     const early = booted?.indexURL === options.indexURL && booted.packageIndexURL === options.packageIndexURL ? booted : null;
@@ -170,6 +174,7 @@ const api: SessionWorkerApi = {
     if (options.input) session.setInputChannel(options.input);
     const report = await session.start(stored, say);
     at('restored')();
+    await said;
     return { ...report, loadMs, phases, ...how, warm: warmed, workerScript: self.location.href };
   },
   async supplySnapshot(given: PageSnapshot | null | undefined) {
