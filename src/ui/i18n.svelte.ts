@@ -65,3 +65,15 @@ export function listAnd(items: readonly string[]): string {
   if (items.length < 2) return items.join('');
   return m.list_and({ first: items.slice(0, -1).join(m.list_separator()), last: items[items.length - 1] });
 }
+
+/** A said text (src/lib, a worker, the Python runtime) in the language shown, followed as `m` is. */
+export function tell(text: i18n.Said): string {
+  void shown;
+  return i18n.tell(text);
+}
+
+/** What a caught error says, in the language shown. */
+export function errorText(error: unknown): string {
+  void shown;
+  return i18n.errorText(error);
+}

@@ -5,6 +5,7 @@ import { direction, matchLocale, resolveLocale } from '../../src/lib/i18n/locale
 import { LANGUAGE_KEY, loadSiteLocale, readChosenLocale, writeChosenLocale } from '../../src/lib/i18n/preference';
 import { currentLocale, messages, onLocaleChange, setLocale } from '../../src/lib/i18n/catalog';
 import { formatAgo, formatBytes, formatDuration } from '../../src/lib/i18n/format';
+import { errorText, isSaid, said, SaidError, tell } from '../../src/lib/i18n/said';
 import { formatAgo as oldAgo, formatBytes as oldBytes, formatDuration as oldDuration } from '../../src/lib/format';
 
 // The framework-free i18n module: who picks the language, the site's file over real HTTP,
@@ -138,5 +139,31 @@ describe('catalogs at run time', () => {
     expect(formatAgo(now - 86_400_000, now)).toBe('il y a 1 jour');
     expect(formatAgo(now - 3 * 86_400_000, now)).toBe('il y a 3 jours');
     await setLocale('en');
+  });
+});
+
+describe('a text written outside a component is said, and put in words where it is read', () => {
+  it("crosses a worker's boundary and storage as data, and reads in the reader's language, nested parameters too", async () => {
+    const size = said('size_kb', { size: 3 });
+    const text = said('language_error', { error: size });
+    expect(structuredClone(JSON.parse(JSON.stringify(text)))).toEqual(text);
+    await setLocale('en', undefined);
+    expect(tell(text)).toBe('This language could not be loaded: 3 KB');
+    await setLocale('fr', undefined);
+    try {
+      expect(tell(text)).toBe(messages().language_error({ error: messages().size_kb({ size: 3 }) }));
+      expect(tell(text)).toContain('3 Ko');
+      // An error keeps English for logs, and says the reader's language in the UI.
+      const error = new SaidError(text);
+      expect(error.message).toBe('This language could not be loaded: 3 KB');
+      expect(errorText(error)).toBe(tell(text));
+      expect(errorText(new Error('plain'))).toBe('plain');
+      expect(isSaid(text)).toBe(true);
+      expect(isSaid({ key: 'no_such_key' })).toBe(false);
+      // A key this version does not know (a newer one wrote it) shows as its key, not as nothing.
+      expect(tell({ key: 'no_such_key' } as never)).toBe('no_such_key');
+    } finally {
+      await setLocale('en', undefined);
+    }
   });
 });

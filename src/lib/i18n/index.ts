@@ -3,3 +3,4 @@ export { LANGUAGE_KEY, SITE_FILE, readChosenLocale, writeChosenLocale, loadSiteL
 export { messages, currentLocale, onLocaleChange, setLocale, type Messages } from './catalog';
 export { formatBytes, formatDuration, formatDateTime, formatAgo, formatCount } from './format';
 export { startLocale, automaticLocale, chooseLocale } from './start';
+export { said, isSaid, tell, tellInEnglish, errorText, SaidError, type Said, type SaidValue, type MessageKey } from './said';
