@@ -54,6 +54,21 @@ test('French from Settings → Language: in place, nothing open lost, <html lang
   await expect(page.getByRole('dialog', { name: 'Réglages' }).getByRole('combobox', { name: 'Langue' })).toHaveValue('fr');
 });
 
+test('Erase all data forgets the language chosen: the next visit is in the browser\'s language again', async ({ page }) => {
+  await openApp(page);
+  await firstSessionId(page);
+  await openSettings(page);
+  await chooseLanguage(page, ENGLISH, 'fr');
+  const settings = page.getByRole('dialog', { name: 'Réglages' });
+  await settings.getByRole('button', { name: 'Effacer toutes les données de cet appareil' }).click();
+  await page.getByRole('dialog', { name: 'Effacer toutes les données de cet appareil ?' }).getByRole('button', { name: 'Tout effacer' }).click();
+  await expect(page.getByRole('alert')).toContainText('Toutes les données de PyTabs sur cet appareil ont été effacées.');
+  expect(await page.evaluate(() => localStorage.getItem('pytabs-language'))).toBeNull();
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Recharger' }).click()]);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await expect(page.getByRole('button', { name: 'Settings' })).toBeVisible();
+});
+
 test('Arabic reads right to left: <html dir="rtl">, the side panels mirrored, the Settings dialog axe clean', async ({ page }) => {
   await openApp(page);
   await firstSessionId(page);
