@@ -347,12 +347,16 @@ function byFile(byPath) {
  * context, bytes counted by the server. With `tag` (a compressing server) only N1 and N3.
  */
 async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
-  const samples = { bareSchool: [], appSchool: [], bareBytes: [], appBytes: [], bareCrowded: [], appCrowded: [], bareIdle: [], appIdle: [], snapshot: [] };
+  const samples = { bareSchool: [], appSchool: [], bareBytes: [], appBytes: [], frSchool: [], frBytes: [], bareCrowded: [], appCrowded: [], bareIdle: [], appIdle: [], snapshot: [] };
   let last = {};
   for (let rep = 0; rep < reps; rep++) {
     // The first `idle` bare visits are also left idle for a minute: after its load a bare page does nothing.
     const bare = await bareFirstVisit(browser, server, LINKS.school, { idleMs: rep < idle ? IDLE_MS : undefined });
     const app = await appFirstVisit(browser, server, LINKS.school, defineHelpers);
+    // The same visit from a browser in French: a language costs its own messages only.
+    const french = await appFirstVisit(browser, server, LINKS.school, defineHelpers, { locale: 'fr-FR' });
+    samples.frSchool.push(french.ms);
+    samples.frBytes.push(french.bytes);
     samples.bareSchool.push(bare.ms);
     samples.appSchool.push(app.ms);
     samples.bareBytes.push(bare.bytes);
@@ -360,7 +364,7 @@ async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
     samples.snapshot.push(app.snapshot);
     if (bare.idle) samples.bareIdle.push(bare.idle.bytes);
     last = { bare: bare.byPath, app: app.byPath };
-    log(`${tag}N1/N3 ${rep + 1}/${reps}`, JSON.stringify({ bare: Math.round(bare.ms), app: Math.round(app.ms), bareMB: +(bare.bytes / MB).toFixed(2), appMB: +(app.bytes / MB).toFixed(2), snapshot: app.snapshot }));
+    log(`${tag}N1/N3 ${rep + 1}/${reps}`, JSON.stringify({ bare: Math.round(bare.ms), app: Math.round(app.ms), bareMB: +(bare.bytes / MB).toFixed(2), appMB: +(app.bytes / MB).toFixed(2), fr: Math.round(french.ms), frMB: +(french.bytes / MB).toFixed(3), enMB: +(app.bytes / MB).toFixed(3), snapshot: app.snapshot }));
   }
   for (let rep = 0; rep < crowded; rep++) {
     const bare = await bareFirstVisit(browser, server, LINKS.crowded);
@@ -382,6 +386,8 @@ async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
     { id: `N1${suffix}`, what: `first session ever at ${school}, until its first run returns`, value: med('appSchool'), base: med('bareSchool'), baseName: 'bare cold, same link', target: tag ? null : 0.8 },
     ...(crowded ? [{ id: 'N2', what: `the same at ${LINKS.crowded.name}`, value: med('appCrowded'), base: med('bareCrowded'), baseName: 'bare cold, same link', target: 0.9 }] : []),
     { id: `N3${suffix}`, what: `bytes sent until that first run returns (${school})`, value: med('appBytes') / MB, base: med('bareBytes') / MB, baseName: 'bare cold', target: tag ? null : 1.15, unit: 'MB' },
+    { id: `N1-fr${suffix}`, what: `N1 from a browser in French (the app in French)`, value: med('frSchool'), base: med('appSchool'), baseName: 'N1, the app in English', target: 1.03 },
+    { id: `N3-fr${suffix}`, what: `N3 from a browser in French`, value: med('frBytes') / MB, base: med('appBytes') / MB, baseName: 'N3, the app in English', target: 1.03, unit: 'MB', status: 'guard' },
     ...(idle ? [{ id: 'N4', what: `bytes sent in the first minute, left idle (${school})`, value: med('appIdle') / MB, base: med('bareIdle') / MB, baseName: 'bare cold', target: 1.6, unit: 'MB' }] : []),
   ];
   const notes = `Throttled${suffix}: medians of ${reps} visits at ${school}${crowded ? `, ${crowded} at ${LINKS.crowded.name}` : ''}${idle ? `, ${idle} left idle for ${IDLE_MS / 1000} s` : ''}; ` +

@@ -68,10 +68,11 @@ export async function bareFirstVisit(browser, server, link, { idleMs } = {}) {
 
 /**
  * The app's first visit: ms from navigation until the first session's first run returned,
- * with the bytes the server sent until then, and how the session started.
+ * with the bytes the server sent until then, and how the session started. With `locale`, the
+ * browser's language (the app picks it when the person chose none) must be the one shown.
  */
-export async function appFirstVisit(browser, server, link, defineHelpers) {
-  const context = await browser.newContext();
+export async function appFirstVisit(browser, server, link, defineHelpers, { locale } = {}) {
+  const context = await browser.newContext(locale ? { locale } : {});
   try {
     await context.addInitScript(defineHelpers);
     const page = await pageOnLink(context, link);
@@ -83,8 +84,10 @@ export async function appFirstVisit(browser, server, link, defineHelpers) {
       const report = await window.untilOwned(() => window.pytabs.startSession(id));
       const r = await window.pytabs.run(id, 'pass');
       if (r.status !== 'ok') throw new Error(JSON.stringify(r));
-      return { ms: performance.now(), snapshot: report.snapshot ?? 'none' };
+      return { ms: performance.now(), snapshot: report.snapshot ?? 'none', lang: document.documentElement.lang };
     }), "the app's first run");
+    const shown = locale?.split('-')[0];
+    if (shown && first.lang !== shown) throw new Error(`The app showed ${first.lang}, not the browser's ${locale}`);
     return { ...first, ...counted() };
   } finally {
     await context.close();
