@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page, type Worker } from '@playwright/test';
+import { expect, test, type Locator, type Page, type Worker } from '@playwright/test';
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import type { ModelSource } from '../../src/lib/local-model/client';
 import { FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
@@ -256,6 +256,15 @@ test('files that are not a whole GGUF model of a known architecture get plain er
  */
 const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
 
+/** The session's first round, in Code mode, binds r = 42 (what the test models are asked about); returns the mode switch. */
+async function holdR(page: Page): Promise<Locator> {
+  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
+  await mode.getByRole('radio', { name: 'Code' }).check();
+  await send(page, 'r = 42');
+  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  return mode;
+}
+
 /** Settings → Assistant → A model in this browser → Add a model file: the Prefers r model, chosen. */
 async function addPrefersR(page: Page) {
   await page.getByRole('button', { name: 'Settings' }).click();
@@ -285,10 +294,7 @@ test('Ask with the model in this browser: added in Settings, its turn runs code 
   await expect(page.getByText('Settings saved.')).toBeVisible();
 
   // The session holds r = 42; then a question in Ask mode.
-  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
-  await mode.getByRole('radio', { name: 'Code' }).check();
-  await send(page, 'r = 42');
-  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  const mode = await holdR(page);
   await mode.getByRole('radio', { name: 'Ask' }).check();
   await send(page, 'What is r?');
   const answer = reply(page, 2);
@@ -439,12 +445,8 @@ test("two sessions ask the page's one model at once on a slow machine: each roun
   await dialog.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.getByText('Settings saved.')).toBeVisible();
   const tab = (name: string) => page.getByRole('tab', { name, exact: true });
-  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
-
   // Session 1 holds r = 42, Session 2 r = 7.
-  await mode.getByRole('radio', { name: 'Code' }).check();
-  await send(page, 'r = 42');
-  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  const mode = await holdR(page);
   await page.getByRole('button', { name: 'New session' }).click();
   await expect(tab('Session 2')).toHaveAttribute('aria-selected', 'true');
   await mode.getByRole('radio', { name: 'Code' }).check();
@@ -575,10 +577,7 @@ test('a listed model downloaded and never asked answers offline; one whose runti
   await dialog.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.getByText('Settings saved.')).toBeVisible();
 
-  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
-  await mode.getByRole('radio', { name: 'Code' }).check();
-  await send(page, 'r = 42');
-  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  const mode = await holdR(page);
   await expect.poll(() => page.evaluate(() => window.pytabsOffline?.status.offline), { timeout: 60_000 }).toBe('ready');
   // Nothing asked: the model never ran on this page.
   expect(await modelWorkers(page)).toEqual([]);
@@ -628,10 +627,7 @@ test('writing a question in Ask loads the model and has it read the question’s
   const status = dialog.getByRole('status', { name: 'Model in this browser' });
 
   // Code typed and run, a reload, time passing: no model.
-  const mode = page.getByRole('radiogroup', { name: 'Message mode' });
-  await mode.getByRole('radio', { name: 'Code' }).check();
-  await send(page, 'r = 42');
-  await expect(reply(page, 1)).toContainText('Done', FIRST_RUN);
+  const mode = await holdR(page);
   await page.reload();
   await openApp(page);
   await page.waitForTimeout(3000);
