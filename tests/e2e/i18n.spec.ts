@@ -1,6 +1,7 @@
-import { test, expect, type Locator, type Page } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { firstSessionId, openApp } from './app';
+import { unmarked } from './screen-checks';
 
 // Languages (issue 43), in headless Chromium on the built app: chosen in Settings → Language and
 // applied in place, kept across a reload; Arabic right to left; the site's default file and the
@@ -121,29 +122,6 @@ test.describe('without a site file', () => {
     await expect(page.getByRole('button', { name: 'Todas as sessões' })).toBeVisible();
   });
 });
-
-/**
- * The text of `scope` that no catalog marked: the pseudo-language wraps every message in ⟦ ⟧, so
- * what is left once the marked spans are cut out (innermost first, a message can hold another)
- * came from somewhere else. Names and values people gave are left out by `skip`.
- */
-async function unmarked(scope: Locator, skip: string): Promise<string[]> {
-  return scope.evaluate((root, skip) => {
-    const clone = root.cloneNode(true) as HTMLElement;
-    for (const node of clone.querySelectorAll(skip)) node.remove();
-    // A date's full form comes from Intl, which has no pseudo-language.
-    for (const time of clone.querySelectorAll('time')) time.removeAttribute('title');
-    const texts = [clone.innerText, ...[...clone.querySelectorAll('[aria-label],[title],[placeholder]')].flatMap((el) => ['aria-label', 'title', 'placeholder'].map((a) => el.getAttribute(a) ?? ''))];
-    const left: string[] = [];
-    for (let text of texts) {
-      let before = '';
-      while (before !== text) [before, text] = [text, text.replace(/⟦[^⟦⟧]*⟧/g, '')];
-      const words = text.replace(/[\u202B\u202C]/g, '').split(/\s+/).filter((word) => /\p{L}/u.test(word));
-      left.push(...words);
-    }
-    return left;
-  }, skip);
-}
 
 test('pseudo-language: the top bar, the Settings dialog and the session list, files and variables panels show no unmarked text', async ({ page }) => {
   await page.addInitScript(() => localStorage.setItem('pytabs-language', 'en-XA'));

@@ -1,31 +1,11 @@
-import { test, expect, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { test, expect } from '@playwright/test';
 import { FIRST_RUN, firstSessionId, openApp, region, reply, send } from './app';
+import { expectAxeClean, expectNoOverflow } from './screen-checks';
 
 // A phone (390 × 844) and an iPad upright (768 × 1024), with the meta viewport honoured as a
 // mobile browser does: a page wider than the screen would be laid out wider and zoomed out.
 // Nothing may run off the screen, the session's actions are one "Session actions" menu, and
 // the editor and Send are on the first screen.
-
-/** Elements whose right edge lies past the window, and how wide the document lays out. */
-async function overflow(page: Page): Promise<{ width: number; scrollWidth: number; past: string[] }> {
-  return page.evaluate(() => {
-    const width = window.innerWidth;
-    const past = [...document.querySelectorAll('body *')]
-      .filter((e) => e.getClientRects().length > 0 && e.getBoundingClientRect().right > width + 0.5)
-      .map((e) => `${e.tagName.toLowerCase()}.${e.getAttribute('class') ?? ''} ${Math.round(e.getBoundingClientRect().right)}`);
-    return { width, scrollWidth: document.documentElement.scrollWidth, past };
-  });
-}
-
-async function expectNoOverflow(page: Page, width: number, when: string): Promise<void> {
-  expect(await overflow(page), when).toEqual({ width, scrollWidth: width, past: [] });
-}
-
-async function expectAxeClean(page: Page, when: string): Promise<void> {
-  const axe = await new AxeBuilder({ page }).analyze();
-  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), when).toEqual([]);
-}
 
 for (const size of [
   { width: 390, height: 844 },
