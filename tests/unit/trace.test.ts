@@ -193,7 +193,7 @@ describe('a recording', () => {
     expect(vars.json).toEqual(['module', 'json']);
   });
 
-  it('keeps a 10,000-step loop compact: unchanged objects and scopes are stored once', async () => {
+  it('keeps a 10,000-step loop compact: an unchanged list is one snapshot, not one per step', async () => {
     await s.clear();
     const code = 'data = [1, 2, 3]\ntotal = 0\nfor i in range(5000):\n    total = total + data[i % 3]';
     const { result } = await traced(s, code, [], { maxSteps: 20_000 });

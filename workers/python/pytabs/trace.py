@@ -255,7 +255,7 @@ class Recorder:
 
 def _is_instance(value: object) -> bool:
     """An instance of a class (the student's, usually) whose attributes can be drawn."""
-    return hasattr(value, '__dict__') and type(value).__module__ != 'builtins' and isinstance(getattr(value, '__dict__', None), dict)
+    return type(value).__module__ != 'builtins' and isinstance(getattr(value, '__dict__', None), dict)
 
 
 def _named_kind(value: object) -> str:
