@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,turtle,xlsx,net,gzip,engines,model] [-- --engines firefox,webkit] [-- --json FILE]`:
+// `npm run bench [-- --quick] [-- --no-build | --dist DIR] [-- --only local,grade,turtle,trace,xlsx,net,gzip,engines,model] [-- --engines firefox,webkit] [-- --json FILE]`:
 // builds the app, serves it cross-origin isolated, drives Debian's headless Chromium through
 // `window.pytabs`, and prints every row of the performance table as a ratio against a
 // baseline measured in the same run (bare Pyodide for most). `--only` picks groups of rows:
 // `local` (S1-W1, M1 on localhost), `grade` (G1: 30 hand-ins graded in a pool of workers
 // against one graded alone; G2 against a fresh bare Pyodide worker each; G3 with program cases against without), `turtle` (T1: a turtle spiral against CPython's turtle under Xvfb,
-// and the page's longest task while a turtle animates), `xlsx` (X1-X3: a 100,000-row workbook read and written in a
+// and the page's longest task while a turtle animates), `trace` (D1, D3: recording a 10,000-step step-through against CPython's
+// sys.settrace, and the bytes it keeps), `xlsx` (X1-X3: a 100,000-row workbook read and written in a
 // session against openpyxl in Debian's CPython), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
 // WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks
@@ -26,6 +27,7 @@ import { serve } from './bench/server.mjs';
 import { spreadsheetRows } from './bench/spreadsheets.mjs';
 import { startRows } from './bench/starts.mjs';
 import { turtleRows } from './bench/turtle.mjs';
+import { traceRows } from './bench/trace.mjs';
 import { localModelRows } from './bench/local-model.mjs';
 import { modelMemoryRows } from './bench/local-model-memory.mjs';
 import { modelVisitRows } from './bench/local-model-visits.mjs';
@@ -37,7 +39,7 @@ const argv = process.argv.slice(2);
 const args = new Set(argv);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const QUICK = args.has('--quick');
-const GROUPS = new Set((option('--only') ?? 'local,grade,turtle,xlsx,net,gzip,engines,model').split(','));
+const GROUPS = new Set((option('--only') ?? 'local,grade,turtle,trace,xlsx,net,gzip,engines,model').split(','));
 /** Repetitions of every measurement; the table shows medians. */
 const REPS = QUICK ? 2 : 5;
 const ROUND_TRIPS = QUICK ? 15 : 40;
@@ -458,6 +460,7 @@ async function main() {
     if (GROUPS.has('local')) parts.push(await localRows(browser, server.origin));
     if (GROUPS.has('grade')) parts.push(await gradingRows(browser, server.origin, { reps: QUICK ? 2 : 3, openApp, median, log }));
     if (GROUPS.has('turtle')) parts.push(await turtleRows(browser, server.origin, { reps: QUICK ? 2 : 5, openApp, median, log }));
+    if (GROUPS.has('trace')) parts.push(await traceRows(browser, server.origin, { reps: QUICK ? 2 : 5, openApp, median, log }));
     if (GROUPS.has('xlsx')) parts.push(await spreadsheetRows(browser, server.origin, { reps: QUICK ? 1 : 3, openApp, median, log, limits: BENCH_LIMITS }));
     if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));

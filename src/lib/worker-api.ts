@@ -88,6 +88,90 @@ export interface RunOptions {
    * raises EOFError with this text at once instead of asking.
    */
   noInput?: string;
+  /** Record the run's steps for a step-through (workers/python/pytabs/trace.py); the result then carries `trace`. */
+  trace?: TraceOptions;
+}
+
+/** The limits of a step-through's recording; each has a default. */
+export interface TraceOptions {
+  /** Steps recorded (default 5000); past it the run goes on to its end unrecorded and `stepLimitReached` is set. */
+  maxSteps?: number;
+  /** Objects drawn per step (default 200); past it `objectLimitReached` is set. */
+  maxObjects?: number;
+  /** Items, entries or attributes kept per object (default 100); the rest is counted in its `more`. */
+  maxItems?: number;
+  /** Characters of a value shown inline (default 80), the rest cut with '…'. */
+  maxRepr?: number;
+}
+
+/**
+ * A value in a step-through: inline as `[type name, repr]` (`['int', '10']`, `['str', "'hi'"]`,
+ * `['function', 'total']`), or a reference to an object by its number (`{ ref: 3 }`).
+ */
+export type TraceValue = [type: string, repr: string] | { ref: number };
+
+/** One snapshot of an object: the same object keeps its `id` through the whole trace, so aliases share it. */
+export interface TraceObject {
+  id: number;
+  kind: 'list' | 'tuple' | 'dict' | 'set' | 'frozenset' | 'instance';
+  /** The type's name: 'list', 'defaultdict', the student's class 'Point'. */
+  type: string;
+  /** A list's, tuple's or set's items. */
+  items?: TraceValue[];
+  /** A dict's entries, in order. */
+  entries?: [TraceValue, TraceValue][];
+  /** An instance's attributes (its `__dict__`), in order. */
+  attributes?: [string, TraceValue][];
+  /** How many items past `maxItems` were left out. */
+  more?: number;
+}
+
+/** A frame of the student's code at a step, the outermost (`<module>`) first. */
+export interface TraceFrame {
+  /** The function's name, `<module>` for the cell itself, a class's name for its body. */
+  name: string;
+  line: number;
+  /** Its variables: an index into `Trace.scopes`. */
+  scope: number;
+}
+
+export interface TraceStep {
+  /** The line about to run (`line`), or where the event happened. */
+  line: number;
+  event: 'call' | 'line' | 'return' | 'exception';
+  frames: TraceFrame[];
+  /** The objects the frames reach at this step: an index into `Trace.heaps`. */
+  heap: number;
+  /** How much of `Trace.stdout` was printed by then (its length in UTF-16 code units). */
+  stdout: number;
+  /** At a `return`: the value returned. */
+  returned?: TraceValue;
+  /** At an `exception`: what was raised. */
+  exception?: { type: string; message: string };
+}
+
+/**
+ * A step-through's record (pytabs.trace). Compact, as it is kept: each distinct frame scope,
+ * object snapshot and set of objects is stored once and steps refer to it by index;
+ * `traceStep` (src/lib/trace.ts) expands one step.
+ */
+export interface Trace {
+  steps: TraceStep[];
+  /** Frame variables, each distinct set once: `[name, value]` pairs in the frame's order. */
+  scopes: [string, TraceValue][][];
+  /** Object snapshots, each distinct one once. */
+  objects: TraceObject[];
+  /** Sets of objects live at a step: indexes into `objects`. */
+  heaps: number[][];
+  /** What the recorded steps printed, with each line read by input() echoed as a terminal shows it. */
+  stdout: string;
+  /** Each line input() read while recording, and the step it was read before. */
+  inputs: { step: number; text: string }[];
+  limits: Required<TraceOptions>;
+  /** The run went on past `maxSteps` unrecorded. */
+  stepLimitReached: boolean;
+  /** Some step had more than `maxObjects` objects to draw. */
+  objectLimitReached: boolean;
 }
 
 /** A step of a session's start, shown while it loads. */
@@ -190,6 +274,8 @@ export interface RunResult {
    * nothing, or whose commit failed): the page counts them (src/lib/sessions/run-counts.ts).
    */
   uncounted?: number;
+  /** The run's steps, when it was asked to record them (`RunOptions.trace`) and its worker lived to answer. */
+  trace?: Trace;
 }
 
 /** One check of an assignment as it ran against a session (workers/python/pytabs/checks.py). */

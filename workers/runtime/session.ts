@@ -15,6 +15,7 @@ import type {
   RunResult,
   StartProgress,
   StartReport,
+  Trace,
   VariableInfo,
   WorkerRunEvent,
 } from '../../src/lib/worker-api';
@@ -46,6 +47,8 @@ interface PyRunResult {
   result: Record<string, string> | null;
   error: { ename: string; evalue: string; traceback: string } | null;
   replay: string[];
+  /** The step-through's record as JSON, when the run recorded one (pytabs.trace). */
+  trace: string | null;
 }
 
 /** One variable as the runtime's per-run changes report it (`Runtime.changes`). */
@@ -203,14 +206,16 @@ export class WorkerSession {
       const vars = this.pyodide.toPy(sessionVars);
       try {
         // Only a cell that mentions await or async can suspend; any other runs in one step.
-        py = toPlain<PyRunResult>(AWAITS.test(code) ? await this.runtime.run(code, vars) : this.runtime.run_now(code, vars));
+        // As JSON both ways: one string crosses into Python, and a trace of thousands of steps comes back as one.
+        const trace = options.trace ? JSON.stringify(options.trace) : undefined;
+        py = toPlain<PyRunResult>(AWAITS.test(code) ? await this.runtime.run(code, vars, trace) : this.runtime.run_now(code, vars, trace));
       } finally {
         vars.destroy();
       }
     } catch (error) {
       // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
       if (!String(error).includes('KeyboardInterrupt')) throw error;
-      py = { status: 'error', result: null, error: { ename: 'KeyboardInterrupt', evalue: '', traceback: 'KeyboardInterrupt' }, replay: [] };
+      py = { status: 'error', result: null, error: { ename: 'KeyboardInterrupt', evalue: '', traceback: 'KeyboardInterrupt' }, replay: [], trace: null };
     } finally {
       if (this.interrupt) this.interrupt[0] = 0;
       this.stdout.flush();
@@ -228,6 +233,7 @@ export class WorkerSession {
     };
     if (py.result) result.result = py.result;
     if (py.error) result.error = py.error;
+    if (py.trace) result.trace = JSON.parse(py.trace) as Trace;
     try {
       await this.commitRun(py, result, limits);
     } catch (e) {

@@ -4,7 +4,7 @@ import { addNewSession, deleteSessionData, getSession, listSessionRecords, updat
 import { readSettings, SettingsStore, writeSettings, type Settings } from '../storage/settings';
 import { countImportsBytes } from '../storage/imports';
 import { validateExistingPath, validateWorkspacePath } from '../paths';
-import type { CheckOutcome, InputRequest, ProgramCase, ProgramRun, RunEvent, RunOptions, RunResult, StartProgress, StartReport, VariableInfo, WorkspaceEntry } from '../worker-api';
+import type { CheckOutcome, InputRequest, ProgramCase, ProgramRun, RunEvent, RunOptions, RunResult, StartProgress, StartReport, TraceOptions, VariableInfo, WorkspaceEntry } from '../worker-api';
 import { formatBytes } from '../format.ts';
 import { hasBroadcastChannel, hasPersistRequest } from '../capabilities';
 import { applyCleanup, type CleanupReport } from './cleanup';
@@ -444,6 +444,19 @@ export class SessionManager {
       // Its commit changed the record, and variables unless it only wrote files.
       else this.changed(sessionId, result.filesChanged.length || result.filesDeleted.length ? ['record', 'variables', 'files'] : ['record', 'variables']);
     }
+  }
+
+  /**
+   * Runs code in the session as `run` does (output to `onEvent`, input() asks, `stop` stops it,
+   * what it changed is saved) and records each step of it for a step-through: the result's
+   * `trace` (docs/api.md; `traceStep` expands a step). A run stopped by an interrupt keeps the
+   * steps until the stop; one whose worker had to restart has no `trace`.
+   *
+   * @example const { trace } = await pytabs.trace(id, 'a = [1]\nb = a\nb.append(2)', { maxSteps: 1000 });
+   */
+  trace(sessionId: string, code: string, options: TraceOptions & { onEvent?: (event: RunEvent) => void } = {}): Promise<RunResult> {
+    const { onEvent, ...limits } = options;
+    return this.run(sessionId, code, onEvent, { trace: limits });
   }
 
   /**

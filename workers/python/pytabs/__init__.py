@@ -4,5 +4,6 @@
 ``executor`` runs cells, ``display`` turns values into MIME bundles,
 ``replay`` picks the statements a restore re-runs, ``checks`` runs an
 assignment's checks on a copy of the namespace, ``state`` keeps the
-namespace in step with storage, and ``stdin`` makes ``input()`` ask the person.
+namespace in step with storage, ``stdin`` makes ``input()`` ask the person, and
+``trace`` records a run's steps for a step-through.
 """

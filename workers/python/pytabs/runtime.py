@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import json
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -19,6 +20,7 @@ from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
 from .replay import replay_statements, statement_source
 from .state import RestoreReport, VariableChanges, VariableState
+from .trace import Recorder, TraceOptions
 from .turtle_picture import set_sink as set_turtle_sink
 from .turtle_picture import show_changed as show_turtle_pictures
 
@@ -28,6 +30,8 @@ class RunResult(TypedDict):
     result: MimeBundle | None
     error: ErrorInfo | None
     replay: list[str]
+    # A step-through's recording (pytabs.trace), as JSON, when the run was asked to record.
+    trace: str | None
 
 
 Emit = Callable[[str, Any], object]
@@ -57,6 +61,8 @@ class Runtime:
         # __pycache__ folders would show up as files the user's run wrote.
         sys.dont_write_bytecode = True
         self._namespace: dict[str, Any] = sys.modules['__main__'].__dict__
+        # The namespace's own names (and the builtins set below) are PyTabs', not the student's variables.
+        self._starting_names = frozenset(self._namespace)
         builtins.display = self.display  # type: ignore[attr-defined]
         # Last on the path: a student's own turtle.py in the workspace comes first, as in CPython.
         if not any(isinstance(finder, _TurtleFinder) for finder in sys.meta_path):
@@ -65,33 +71,43 @@ class Runtime:
         builtins.get_session_var = self.get_session_var  # type: ignore[attr-defined]
         self._state = VariableState(
             self._namespace,
-            reserved=list(self._namespace),
+            reserved=self._starting_names,
             hidden=(builtins.display, builtins.get_session_var),  # type: ignore[attr-defined]
         )
 
-    async def run(self, code: str, session_vars: Mapping[str, str]) -> RunResult:
+    async def run(self, code: str, session_vars: Mapping[str, str], trace: str | None = None) -> RunResult:
         """Runs one cell. Never raises: every failure, an interrupt included, is an error result.
+
+        With ``trace`` (TraceOptions as JSON) the cell's steps are recorded (pytabs.trace) and
+        the result carries them, a stopped run's too: what ran until the stop.
 
         An interrupt can arrive at any bytecode, this runtime's own included; one
         escaping into the worker while it awaits this coroutine can leave the
         session hanging, so this outermost frame catches it around all the work.
         Only the few instructions of this frame outside the try remain exposed.
         """
+        recorder = None
         try:
-            return await self._run(code, session_vars)
+            if trace is not None:
+                options: TraceOptions = json.loads(trace)
+                recorder = Recorder(options, self._is_user_file, self._starting_names)
+            result = await self._run(code, session_vars, recorder)
         except KeyboardInterrupt:
             error: ErrorInfo = {'ename': 'KeyboardInterrupt', 'evalue': '', 'traceback': 'KeyboardInterrupt'}
-            return {'status': 'error', 'result': None, 'error': error, 'replay': []}
+            result = {'status': 'error', 'result': None, 'error': error, 'replay': [], 'trace': None}
         finally:
             flush_streams()
+        if recorder is not None:
+            result['trace'] = json.dumps(recorder.record(), ensure_ascii=False, separators=(',', ':'))
+        return result
 
-    def run_now(self, code: str, session_vars: Mapping[str, str]) -> RunResult:
+    def run_now(self, code: str, session_vars: Mapping[str, str], trace: str | None = None) -> RunResult:
         """Runs a cell that has no top-level await, without a trip through the event loop.
 
         Such a cell never suspends run(), so one step of the coroutine finishes it;
         each hop through Pyodide's event loop would cost the worker about a millisecond.
         """
-        coroutine = self.run(code, session_vars)
+        coroutine = self.run(code, session_vars, trace)
         try:
             coroutine.send(None)
         except StopIteration as done:
@@ -99,7 +115,7 @@ class Runtime:
         coroutine.close()
         raise RuntimeError('run_now() was given a cell that awaits; use run()')
 
-    async def _run(self, code: str, session_vars: Mapping[str, str]) -> RunResult:
+    async def _run(self, code: str, session_vars: Mapping[str, str], recorder: Recorder | None) -> RunResult:
         self._session_vars = dict(session_vars)
         self._runs += 1
         filename = f'<cell-{self._runs}>'
@@ -108,7 +124,11 @@ class Runtime:
             self._forget_workspace_listings()
             cell = parse_cell(code, filename)
             try:
-                value = await execute(cell, self._namespace)
+                if recorder is None:
+                    value = await execute(cell, self._namespace)
+                else:
+                    with recorder.recording():
+                        value = await execute(cell, self._namespace)
             finally:
                 show_figures(self.display)
                 show_turtle_pictures(self.display)
@@ -119,11 +139,11 @@ class Runtime:
             statements = replay_statements(cell.tree)
             self._state.note_replayed(statements)
             replay = [statement_source(code, node) for node in statements]
-            return {'status': 'ok', 'result': result, 'error': None, 'replay': replay}
+            return {'status': 'ok', 'result': result, 'error': None, 'replay': replay, 'trace': None}
         except BaseException as exc:
             error = describe_error(exc, self._is_user_file)
             replay = [] if cell is None else self._completed_replay(cell, code, exc)
-            return {'status': 'error', 'result': None, 'error': error, 'replay': replay}
+            return {'status': 'error', 'result': None, 'error': error, 'replay': replay, 'trace': None}
 
     def _completed_replay(self, cell: Cell, code: str, exc: BaseException) -> list[str]:
         """The top-level imports, defs and classes that ran before the statement that failed.
