@@ -269,7 +269,7 @@ describe('Save as assignment, the student, Hand in', () => {
         { name: 'check_mean', passed: false, message: said('asg_did_not_finish', { seconds: 30 }), error: 'TimeoutError', output: '', points: 1, earned: 0 },
         { name: 'check_name', passed: false, message: 'name should be Ada', error: null, output: '', points: 1, earned: 0 },
       ],
-      errors: [said('asg_named', { name: 'check_mean', text: said('asg_did_not_finish', { seconds: 30 }) })],
+      errors: [said('asg_subject', { name: 'check_mean', text: said('asg_did_not_finish', { seconds: 30 }) })],
       flags: [said('asg_flag_cell', { cell: 1, line: 2, why: said('asg_guard_imports', { what: said('asg_guard_js'), name: 'js' }) })],
     };
     // A row an older PyTabs kept, in English words.
@@ -288,7 +288,7 @@ describe('Save as assignment, the student, Hand in', () => {
         1.5,
         'noté',
         'check_mean : ne s’est pas terminé en 30 s; check_name : name should be Ada',
-        'check_mean : ne s’est pas terminé en 30 s',
+        'check_mean ne s’est pas terminé en 30 s',
         'cellule 1, ligne 2 : importe le JavaScript du navigateur (js)',
       ]);
       expect(cy.slice(7, 10)).toEqual(['arrêté', '', 'Not graded: grading was stopped.']);

@@ -346,7 +346,7 @@ export class GradingRun {
         tampered(result);
         row.results.push(result);
         // A failed assert is a grade; anything else the check raised is an error worth a look.
-        if (result.error && result.error !== 'NotRun') errors.push(said('asg_named', { name: spec.name, text: result.message }));
+        if (result.error && result.error !== 'NotRun') errors.push(said('asg_subject', { name: spec.name, text: result.message }));
         row.total += result.earned;
         this.onChange(row);
       }
@@ -361,7 +361,7 @@ export class GradingRun {
           row.results.push(result);
           if (result.error === 'NotRun') notRun.push(result.name);
           // A wrong output, or a program that raised, is a grade (its message says why); one that did not finish is worth a look.
-          else if (result.error === 'TimeoutError') errors.push(said('asg_named', { name: result.name, text: result.message }));
+          else if (result.error === 'TimeoutError') errors.push(said('asg_subject', { name: result.name, text: result.message }));
           row.total += result.earned;
           this.onChange(row);
         });
