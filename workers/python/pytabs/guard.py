@@ -146,8 +146,9 @@ class Seal:
         # set on one of them (run_program on the runtime) would shadow its class's method.
         objects: list[tuple[str, object]] = []
         if runtime is not None:
-            objects.append(('the runtime', runtime))
-            objects += [(f'the runtime\'s {key}', value) for key, value in vars(runtime).items() if type(value).__module__.startswith('pytabs.')]
+            # Named as Python would reach them, not in words: the page shows these names in any language.
+            objects.append(('runtime', runtime))
+            objects += [(f'runtime.{key}', value) for key, value in vars(runtime).items() if type(value).__module__.startswith('pytabs.')]
         self._objects = tuple((label, obj, type(obj), _own_attributes(obj)) for label, obj in objects)
 
     def changed(self) -> list[str]:
