@@ -2,6 +2,8 @@
  * The one interface between the page and a session worker. Both sides import
  * these types, so a mismatch is a compile error.
  */
+import type { Said } from './i18n/said';
+import type { Text } from './i18n/text';
 
 /** A Jupyter-style MIME bundle: 'text/plain' is always present. */
 export type MimeBundle = Record<string, string>;
@@ -282,8 +284,8 @@ export interface RunResult {
 export interface CheckOutcome {
   name: string;
   passed: boolean;
-  /** What the student reads: the check's docstring when it passed, else the assert's message or the error raised. */
-  message: string;
+  /** What the student reads: the check's docstring when it passed, else the assert's message (as written) or the error raised (said). */
+  message: Text;
   /** The exception's class name when the check raised anything but AssertionError ('KeyboardInterrupt': stopped). */
   error: string | null;
   /** What the check printed, cut at the limit asked for. */
@@ -317,8 +319,8 @@ export interface ProgramRun {
   ended: 'finished' | 'raised' | 'cut' | 'stopped' | 'not-run';
   /** The exception's class name when it did not finish ('SystemExit', 'OutputLimit', 'KeyboardInterrupt', 'TimeoutError', 'Tampered'). */
   error: string | null;
-  /** The student's words for how it did not finish ('raised ValueError: …', 'did not finish in 3 s'); '' when it finished. */
-  message: string;
+  /** Said: how it did not finish ('raised ValueError: …', 'did not finish in 3 s'); '' when it finished. */
+  message: Text;
   /** Milliseconds the program ran. */
   ms: number;
 }
@@ -326,8 +328,8 @@ export interface ProgramRun {
 /** A teacher's compare function's verdict on one case's output (`CompareVerdict` of programs.py). */
 export interface CompareVerdict {
   passed: boolean;
-  /** What the student reads when it failed: the assert's message, or why the function could not decide. */
-  message: string;
+  /** What the student reads when it failed: the assert's message (as written), or why the function could not decide (said). */
+  message: Text;
   /** The exception's class name when the function could not decide (NameError: no such function). */
   error: string | null;
 }
@@ -337,7 +339,7 @@ export interface CodeFlag {
   /** The cell (from 1, in replay order) and its line (from 1). */
   cell: number;
   line: number;
-  why: string;
+  why: Said;
 }
 
 export interface WorkspaceEntry {

@@ -20,6 +20,7 @@ import {
   type GradeRow,
   type SessionAssignment,
 } from '../lib/assignments';
+import { errorText, m, tell } from './i18n.svelte';
 import type { Reporter } from './reporter';
 import { saveFile } from './save-file';
 
@@ -30,10 +31,6 @@ import { saveFile } from './save-file';
 export interface AssignmentOwner {
   readonly id: string;
   readonly info: { readonly name: string; readonly totalExecutions: number };
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The grades table as the page draws it: rows are copied on each change, so a row redraws when it changes. */
@@ -101,7 +98,7 @@ export class SessionAssignmentView {
     try {
       rows = await keptGrades(this.manager, this.owner.id, assignment.digest);
     } catch (error) {
-      this.report.notify(new Error(`The grades kept for ${this.owner.info.name} could not be read: ${message(error)}`));
+      this.report.notify(new Error(m.asg_grades_unreadable({ name: this.owner.info.name, error: errorText(error) })));
       return;
     }
     if (this.grading || !rows?.length) return;
@@ -138,7 +135,7 @@ export class SessionAssignmentView {
         if (this.grading !== view) return;
         return keepGrades(this.manager, this.owner.id, view.run.assignment.digest, view.run.rows);
       })
-      .catch((error) => this.report.notify(new Error(`The grades table of ${this.owner.info.name} could not be kept: ${message(error)}`)));
+      .catch((error) => this.report.notify(new Error(m.asg_grades_not_kept({ name: this.owner.info.name, error: errorText(error) }))));
   }
 
   /** Clear grades: the table goes, here and on this device (Download grades keeps a copy). */
@@ -147,7 +144,7 @@ export class SessionAssignmentView {
     this.grading = null;
     this.gradesWrites = this.gradesWrites
       .then(() => forgetGrades(this.manager, this.owner.id))
-      .catch((error) => this.report.notify(new Error(`The grades table of ${this.owner.info.name} could not be cleared: ${message(error)}`)));
+      .catch((error) => this.report.notify(new Error(m.asg_grades_not_cleared({ name: this.owner.info.name, error: errorText(error) }))));
     await this.gradesWrites;
   }
 
@@ -156,7 +153,7 @@ export class SessionAssignmentView {
     const { assignment, earlier, file } = await saveAsAssignment(this.manager, this.owner.id, draft);
     this.current = { role: 'teacher', assignment, ...(earlier ? { earlier } : {}) };
     saveFile(file);
-    this.report.inform(`Saved "${assignment.title}" as ${file.name}: give this file (or a link to it through #/open?from=) to your students.`);
+    this.report.inform(m.asg_saved({ title: assignment.title, file: file.name }));
   }
 
   /** Marks message `seq` as this session's answer, the program its cases test (null: the latest Code message). */
@@ -169,7 +166,7 @@ export class SessionAssignmentView {
       this.current = seq === null ? rest : { ...rest, answer: seq };
       this.results = null;
     } catch (error) {
-      this.report.notify(new Error(`Could not mark the answer of ${this.owner.info.name}: ${message(error)}`));
+      this.report.notify(new Error(m.asg_mark_failed({ name: this.owner.info.name, error: errorText(error) })));
     }
   }
 
@@ -179,14 +176,14 @@ export class SessionAssignmentView {
    */
   async solutionOutput(input: string, file: string | undefined): Promise<string> {
     const program = await programOf(this.manager, this.owner.id, { rule: 'exact', cases: [], ...(file ? { file } : {}) }, this.current?.answer);
-    if (program.from === 'none') throw new Error(`Nothing to run: ${program.reason}.`);
+    if (program.from === 'none') throw new Error(m.asg_nothing_to_run({ why: tell(program.reason) }));
     const filename = programFilename(program);
     const ran = await this.manager.runProgram(
       this.owner.id,
       { source: program.source, filename, input, outputChars: CASE_OUTPUT_CHARS },
       { timeoutMs: (this.current?.assignment.timeLimitSeconds ?? 30) * 1000 },
     );
-    if (ran.ended !== 'finished') throw new Error(`Your solution ${ran.message}${ran.stderr ? `:\n${ran.stderr}` : ''}`);
+    if (ran.ended !== 'finished') throw new Error(m.asg_solution_failed({ why: typeof ran.message === 'string' ? ran.message : tell(ran.message) }) + (ran.stderr ? `\n${ran.stderr}` : ''));
     return ran.stdout;
   }
 
@@ -199,7 +196,7 @@ export class SessionAssignmentView {
       this.results = results;
       return results;
     } catch (error) {
-      this.report.notify(new Error(`Could not check ${this.owner.info.name}: ${message(error)}`));
+      this.report.notify(new Error(m.asg_check_failed_notice({ name: this.owner.info.name, error: errorText(error) })));
       return null;
     } finally {
       this.checking = false;
@@ -210,10 +207,10 @@ export class SessionAssignmentView {
   async handIn(name: string): Promise<string> {
     checkStudentName(name);
     const results = await this.check();
-    if (!results) throw new Error('The checks could not run, so nothing was handed in.');
+    if (!results) throw new Error(m.asg_hand_in_not_checked());
     const file = await handIn(this.manager, this.owner.id, name, results);
     saveFile(file);
-    this.report.inform(`Saved ${file.name}: hand this file in to your teacher.`);
+    this.report.inform(m.asg_handed_in({ file: file.name }));
     return file.name;
   }
 
@@ -221,7 +218,7 @@ export class SessionAssignmentView {
   async grade(files: FileList | File[]): Promise<void> {
     const found = this.current;
     if (found?.role !== 'teacher') {
-      this.report.notify(new Error('Only the session an assignment was saved from grades its hand-ins.'));
+      this.report.notify(new Error(m.asg_only_teacher_grades()));
       return;
     }
     let view = this.grading;
@@ -254,7 +251,7 @@ export class SessionAssignmentView {
       if (kind === 'xlsx') saveFile(files.xlsx, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
       else saveFile(files.csv, 'text/csv');
     } catch (error) {
-      this.report.notify(new Error(`Could not make the grades file: ${message(error)}`));
+      this.report.notify(new Error(m.asg_grades_file_failed({ error: errorText(error) })));
     }
   }
 }

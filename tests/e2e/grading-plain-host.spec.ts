@@ -232,6 +232,8 @@ test('a hand-in whose time budget is spent on a plain host’s first visit: what
     [handIn, BUDGET_MS] as const,
   );
   const results = row.results;
+  // Kept said, as the grades record holds them: "did not finish in 2 s".
+  const DID_NOT_FINISH = { key: 'asg_did_not_finish', params: { seconds: 2 } };
   const ran = results.findIndex((r) => r.error === 'NotRun');
   console.log(`${ran} of ${results.length} cases ran within ${BUDGET_MS / 1000} s; the row took ${Math.round(row.ms)} ms`);
   expect(row.status).toBe('graded');
@@ -241,17 +243,18 @@ test('a hand-in whose time budget is spent on a plain host’s first visit: what
   // What ran before the budget was spent: CPython's verdicts, each endless case out of its time.
   for (const [i, result] of results.slice(0, ran).entries()) {
     if (BUDGET_INPUTS[i] === '0') expect([result.name, result.passed, result.earned, result.error]).toEqual([result.name, true, 1, null]);
-    else expect([result.name, result.passed, result.error, result.message]).toEqual([result.name, false, 'TimeoutError', 'did not finish in 2 s']);
+    else expect([result.name, result.passed, result.error, result.message]).toEqual([result.name, false, 'TimeoutError', DID_NOT_FINISH]);
   }
-  // The rest: not run, each saying why, and named in the row's errors.
+  // The rest: not run, each saying why, and named in the row's errors (said: "not run: this hand-in's time budget (8 s) was spent").
   const skipped = results.slice(ran);
+  const budgetSpent = { key: 'asg_not_run', params: { why: { key: 'asg_budget_spent', params: { seconds: 8 } } } };
   for (const result of skipped) {
-    expect([result.name, result.passed, result.earned, result.error, result.message]).toEqual([result.name, false, 0, 'NotRun', "not run: this hand-in's time budget (8 s) was spent"]);
+    expect([result.name, result.passed, result.earned, result.error, result.message]).toEqual([result.name, false, 0, 'NotRun', budgetSpent]);
   }
   const timedOut = results.slice(0, ran).filter((r) => r.error === 'TimeoutError');
   expect(row.errors).toEqual([
-    ...timedOut.map((r) => `${r.name} did not finish in 2 s`),
-    `This hand-in's time budget (8 s) was spent: ${skipped.map((r) => r.name).join(', ')} not run.`,
+    ...timedOut.map((r) => ({ key: 'asg_subject', params: { name: r.name, text: DID_NOT_FINISH } })),
+    { key: 'asg_budget_not_run', params: { seconds: 8, names: skipped.map((r) => r.name).join(', ') } },
   ]);
   expect(row.total).toBe(BUDGET_INPUTS.slice(0, ran).filter((n) => n === '0').length);
 });

@@ -240,7 +240,7 @@ test("cases compared by the teacher's function: Check my work and grading give t
     const lib = window.pytabsLib!;
     const session = await api.createSession('Shout teacher');
     const { file } = await lib.saveAsAssignment(api, session.id, draft as Parameters<typeof lib.saveAsAssignment>[2]);
-    const out: { name: string; data: number[]; claimed: [boolean, string][] }[] = [];
+    const out: { name: string; data: number[]; claimed: [boolean, unknown][] }[] = [];
     for (const [name, printed] of [['Hal Loud', "print('HELLO')"], ['Bea Bye', "print('bye')"]]) {
       const code = `import builtins\nbuiltins.student_was_here = True\n${printed}`;
       const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;

@@ -16,6 +16,10 @@ import type { AssignmentManager } from '../../src/lib/assignments/manager';
 import { WorkerSession } from '../../workers/runtime/session';
 import { RoundHistory } from '../../src/lib/storage/session-store';
 import { readFileData } from '../../src/lib/storage/files';
+import { gradesTable } from '../../src/lib/assignments/grades-file';
+import { setLocale } from '../../src/lib/i18n/catalog';
+import { said } from '../../src/lib/i18n/said';
+import { tellText } from '../../src/lib/i18n/text';
 
 // Assignments as files on real (fake-indexeddb) storage, with checks on real Pyodide: what
 // Save as assignment writes, what a student's session gets, what a hand-in holds, and what
@@ -183,10 +187,10 @@ describe('Save as assignment, the student, Hand in', () => {
       { name: 'tampered.pytabs.zip', data: zipSync(tampered) },
     ]);
     expect(run.rows.map((r) => r.status)).toEqual(['refused', 'refused', 'refused', 'refused']);
-    expect(run.rows[0].errors[0]).toBe('It is a hand-in of another assignment ("Other exercise"), not of "Sums".');
-    expect(run.rows[1].errors[0]).toMatch(/not a hand-in: it has no submission.json/);
-    expect(run.rows[2].errors[0]).toMatch(/not a zip archive/);
-    expect(run.rows[3].errors[0]).toMatch(/"files\/extra.txt" is in the archive but not in its manifest/);
+    expect(tellText(run.rows[0].errors[0])).toBe('It is a hand-in of another assignment ("Other exercise"), not of "Sums".');
+    expect(tellText(run.rows[1].errors[0])).toMatch(/not a hand-in: it has no submission.json/);
+    expect(tellText(run.rows[2].errors[0])).toMatch(/not a zip archive/);
+    expect(tellText(run.rows[3].errors[0])).toMatch(/"files\/extra.txt" is in the archive but not in its manifest/);
     expect(run.progress).toEqual({ done: 4, total: 4 });
   });
 
@@ -214,7 +218,7 @@ describe('Save as assignment, the student, Hand in', () => {
       // The note is read with the file, before its worker: this test has none, so the rows end in "error".
       const run = new GradingRun(manager, found.assignment, undefined, { earlier });
       await run.add(files);
-      return run.rows.map((r) => r.note);
+      return run.rows.map((r) => r.note && tellText(r.note));
     };
     expect(await notes(found.earlier!)).toEqual([
       'Handed in from an earlier version of this assignment; graded with your current checks.',
@@ -237,7 +241,7 @@ describe('Save as assignment, the student, Hand in', () => {
     expect(await keptGrades(manager, teacherId, '0'.repeat(64))).toBeNull();
 
     const run = new GradingRun(manager, teacher, undefined, { kept: kept! });
-    expect(run.rows.map((r) => [r.id, r.status, r.errors])).toEqual([
+    expect(run.rows.map((r) => [r.id, r.status, r.errors.map(tellText)])).toEqual([
       [1, 'graded', []],
       [2, 'stopped', ['Not graded: the page was closed while it was graded.']],
       [3, 'stopped', ['Not graded: the page was closed while it was graded.']],
@@ -251,5 +255,45 @@ describe('Save as assignment, the student, Hand in', () => {
     // A session deleted while its table was being kept gets none.
     await keepGrades(manager, 'no-such-session', teacher.digest, [row(1, 'Ann', 'graded')]);
     expect(await keptGrades(manager, 'no-such-session', teacher.digest)).toBeNull();
+  });
+
+  it('keeps grades as said texts: a table graded in English reads in French, and a row kept in English words still reads', async () => {
+    const teacher = (await getAssignment(db, teacherId))!.assignment;
+    // A refusal, written while the app was in English.
+    const run = new GradingRun(manager, teacher);
+    await run.add([{ name: 'Sums.pytabs.zip', data: assignmentFile }]);
+    const graded: GradeRow = {
+      id: 2, file: 'ann.pytabs.zip', student: 'Ann', status: 'graded', total: 2, ms: 1500, claimed: [], work: null,
+      results: [
+        { name: 'check_total', passed: true, message: 'total is the sum of column n', error: null, output: '', points: 2, earned: 2 },
+        { name: 'check_mean', passed: false, message: said('asg_did_not_finish', { seconds: 30 }), error: 'TimeoutError', output: '', points: 1, earned: 0 },
+        { name: 'check_name', passed: false, message: 'name should be Ada', error: null, output: '', points: 1, earned: 0 },
+      ],
+      errors: [said('asg_subject', { name: 'check_mean', text: said('asg_did_not_finish', { seconds: 30 }) })],
+      flags: [said('asg_flag_cell', { cell: 1, line: 2, why: said('asg_guard_imports', { what: said('asg_guard_js'), name: 'js' }) })],
+    };
+    // A row an older PyTabs kept, in English words.
+    const older: GradeRow = { id: 3, file: 'cy.pytabs.zip', student: 'Cy', status: 'stopped', total: 0, ms: 0, results: [], claimed: [], work: null, errors: ['Not graded: grading was stopped.'] };
+    await keepGrades(manager, teacherId, teacher.digest, [...run.rows, graded, older]);
+    const kept = (await keptGrades(manager, teacherId, teacher.digest))!;
+    const english = gradesTable(teacher, kept);
+    expect(english[0]).toEqual(['Student', 'File', 'check_total (2)', 'check_mean (1)', 'check_name (1)', 'Total (4)', 'Time (s)', 'Status', 'Messages', 'Errors', 'Read this one']);
+    try {
+      await setLocale('fr');
+      const [header, refused, ann, cy] = gradesTable(teacher, kept);
+      expect(header).toEqual(['Élève', 'Fichier', 'check_total (2)', 'check_mean (1)', 'check_name (1)', 'Total (4)', 'Durée (s)', 'État', 'Messages', 'Erreurs', 'À lire']);
+      expect(refused.slice(5, 10)).toEqual(['', 0, 'refusé', '', 'Ce n’est pas un rendu : il n’a pas de submission.json (une session ou un fichier de devoir ?).']);
+      expect(ann.slice(5)).toEqual([
+        2,
+        1.5,
+        'noté',
+        'check_mean : ne s’est pas terminé en 30 s; check_name : name should be Ada',
+        'check_mean ne s’est pas terminé en 30 s',
+        'cellule 1, ligne 2 : importe le JavaScript du navigateur (js)',
+      ]);
+      expect(cy.slice(7, 10)).toEqual(['arrêté', '', 'Not graded: grading was stopped.']);
+    } finally {
+      await setLocale('en');
+    }
   });
 });

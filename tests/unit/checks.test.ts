@@ -74,7 +74,7 @@ describe('runCheck', () => {
     expect(await s.runCheck(CHECKS, 'check_divides', 1000)).toMatchObject({
       passed: false,
       error: 'ZeroDivisionError',
-      message: 'raised ZeroDivisionError: division by zero',
+      message: { key: 'asg_raised', params: { error: 'ZeroDivisionError', detail: 'division by zero' } },
     });
     const printed = await s.runCheck(CHECKS, 'check_prints', 100);
     expect(printed.passed).toBe(true);

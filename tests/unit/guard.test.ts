@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { loadPyodide } from 'pyodide';
 import { WorkerSession } from '../../workers/runtime/session';
+import { tellInEnglish, type Said } from '../../src/lib/i18n/said';
+import type { CodeFlag } from '../../src/lib/worker-api';
 
 // Grades a teacher can trust, or knows to read: on real Pyodide, a hand-in's code that changes
 // the check machinery after the seal makes the checks fail (also through a copy of a module put
@@ -13,21 +15,25 @@ import { WorkerSession } from '../../workers/runtime/session';
 const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
 const CHECK = 'def check_total():\n    assert total == 10, "total should be 10"\n';
 
-async function graded(cells: string[], sealed = true): Promise<{ outcome: Awaited<ReturnType<WorkerSession['runCheck']>>; flags: string[] }> {
+/** A flag as the grades table shows it in English. */
+const flagText = (f: CodeFlag) => `cell ${f.cell}, line ${f.line}: ${tellInEnglish(f.why)}`;
+
+async function graded(cells: string[], sealed = true): Promise<{ outcome: { passed: boolean; error: string | null; message: string }; flags: string[] }> {
   const s = new WorkerSession(await loadPyodide(), null);
   await s.start();
   if (sealed) s.sealForGrading();
-  const flags = s.scanCells(cells).map((f) => `cell ${f.cell}, line ${f.line}: ${f.why}`);
+  const flags = s.scanCells(cells).map(flagText);
   for (const code of cells) await s.run(code, undefined, {}, limits, { noInput: 'grading' });
-  return { outcome: await s.runCheck(CHECK, 'check_total', 1000), flags };
+  const outcome = await s.runCheck(CHECK, 'check_total', 1000);
+  return { outcome: { ...outcome, message: typeof outcome.message === 'string' ? outcome.message : tellInEnglish(outcome.message) }, flags };
 }
 
 /** The static look as CPython runs it on the same cells. */
 function refereeScan(cells: string[]): string[] {
-  const script = 'import json, sys\nfrom pytabs.guard import scan\ncells = json.load(sys.stdin)\nprint(json.dumps([f"cell {f[\'cell\']}, line {f[\'line\']}: {f[\'why\']}" for i, c in enumerate(cells) for f in scan(c, i + 1)]))';
+  const script = 'import json, sys\nfrom pytabs.guard import scan\ncells = json.load(sys.stdin)\nprint(json.dumps([f for i, c in enumerate(cells) for f in scan(c, i + 1)]))';
   const out = spawnSync('/usr/bin/python3', ['-c', script], { input: JSON.stringify(cells), env: { ...process.env, PYTHONPATH: path.resolve('workers/python') }, encoding: 'utf8' });
   if (out.status !== 0) throw new Error(out.stderr);
-  return JSON.parse(out.stdout);
+  return (JSON.parse(out.stdout) as { cell: number; line: number; why: Said }[]).map(flagText);
 }
 
 describe('a hand-in graded after the seal', () => {
@@ -125,7 +131,8 @@ describe('a hand-in graded after the seal', () => {
     expect(copiedOutcome.flags).toEqual(['cell 1, line 2: uses sys.modules (getattr)']);
     const stack = await graded([upTheStack]);
     expect(stack.outcome).toMatchObject({ passed: false, error: 'Tampered' });
-    expect(stack.outcome.message).toContain('the runtime');
+    // The runtime object, named as Python reaches it (not the module pytabs.runtime).
+    expect(stack.outcome.message).toMatch(/[(, ]runtime\b/);
     expect(stack.flags).toEqual([
       "cell 1, line 8: reaches into functions or frames ('tb_frame' by name)",
       "cell 1, line 10: reaches into functions or frames ('f_locals' by name)",

@@ -36,6 +36,9 @@ export const CONVERTED = [
   'src/ui/SessionFileActions.svelte',
   'src/ui/EmbedDialog.svelte',
   'src/ui/App.svelte',
+  'src/ui/AssignmentDialog.svelte',
+  'src/ui/AssignmentPanel.svelte',
+  'src/ui/GradingPanel.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);

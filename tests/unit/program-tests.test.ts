@@ -25,6 +25,7 @@ import type { AssignmentManager } from '../../src/lib/assignments/manager';
 import type { PyodideInterface } from 'pyodide';
 import type { ProgramTests } from '../../src/lib/portability/assignment-file';
 import { WorkerSession } from '../../workers/runtime/session';
+import { tellText } from '../../src/lib/i18n/text';
 import { portableDevice } from './portable-device';
 
 // Program tests ("with these input lines the program prints this") on real Pyodide, with
@@ -90,10 +91,11 @@ let python: WorkerSession;
 /** The teacher's side: compare functions run here, in a Python that never runs a student's program. */
 let judge: WorkerSession;
 
-/** A case as grading has it: the program run in the student's Python on the input alone, its output compared here. */
+/** A case as grading has it: the program run in the student's Python on the input alone, its output compared here; its message in English. */
 async function onCase(run: Case): Promise<CaseOutcome> {
   const ran = await python.runProgram({ source: run.source, filename: '<program>', input: run.input, outputChars: 10_000 });
-  return judgeCase(run, run.expected, ran, async (expected, actual) => judge.compareOutputs(run.checkSource, run.compareName, expected, actual));
+  const outcome = await judgeCase(run, run.expected, ran, async (expected, actual) => judge.compareOutputs(run.checkSource, run.compareName, expected, actual));
+  return { ...outcome, message: tellText(outcome.message) };
 }
 
 beforeAll(async () => {
@@ -188,7 +190,7 @@ describe('the comparison on the page', () => {
     ];
     const ours = pairs.map(([expected, actual, rule, tolerance]) => {
       const line = firstDifference(expected, actual, rule, tolerance);
-      return [line, line === null ? null : differenceMessage(expected, actual, rule, line)];
+      return [line, line === null ? null : tellText(differenceMessage(expected, actual, rule, line))];
     });
     expect(ours).toEqual(refereeMessages(pairs));
     // Not all agree: the referee tells differences apart.
@@ -300,7 +302,7 @@ describe('program cases in an assignment', () => {
     await putSession(db, newSessionRecord(teacherId, 'Teacher'));
     const { file } = await saveAsAssignment(manager, teacherId, draft);
     const studentId = (await importSession(manager, { name: file.name, data: file.data })).sessionId;
-    expect((await checkWork(manager, studentId)).map((r) => [r.name, r.passed, r.message])).toEqual([
+    expect((await checkWork(manager, studentId)).map((r) => [r.name, r.passed, tellText(r.message)])).toEqual([
       ['three numbers', false, 'not run: there is no Code message to test yet'],
       ['none', false, 'not run: there is no Code message to test yet'],
     ]);
@@ -316,7 +318,7 @@ describe('program cases in an assignment', () => {
       ['none', true, 1],
     ]);
     expect(latest[0].case).toMatchObject({ input: '3\n10\n20\n12\n', expected: '42\n', actual: '0\n', line: 1 });
-    expect(latest[0].message).toBe("line 1: expected '42', got '0'");
+    expect(tellText(latest[0].message)).toBe("line 1: expected '42', got '0'");
 
     await markAnswer(manager, studentId, 1);
     const marked = await checkWork(manager, studentId);

@@ -26,6 +26,7 @@ import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
+import type { Said } from '../../src/lib/i18n/said';
 
 /** How a program run can end, as pytabs.programs.run_program says it. */
 const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
@@ -33,10 +34,25 @@ const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
 /** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
 
-/** A check or a case refused because the hand-in's code changed what it runs on. */
-function tamperedText(changed: string[]): string {
-  const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? `, and ${changed.length - 5} more` : '');
-  return `not run: the hand-in's code changed what grading runs on (${shown})`;
+/** A check or a case refused because the hand-in's code changed what it runs on (said: the page words it). */
+function tamperedText(changed: string[]): Said {
+  const names = changed.slice(0, 5).join(', ');
+  const why: Said = changed.length > 5 ? { key: 'asg_changed_machinery_more', params: { names, count: changed.length - 5 } } : { key: 'asg_changed_machinery', params: { names } };
+  return notRunText(why);
+}
+
+function notRunText(why: Said): Said {
+  return { key: 'asg_not_run', params: { why } };
+}
+
+/** How an error that ended a check or a program reads: 'raised NameError: …' (said). */
+function raisedText(error: string, detail?: string): Said {
+  return detail ? { key: 'asg_raised', params: { error, detail } } : { key: 'asg_raised_bare', params: { error } };
+}
+
+/** A said text as Python sends it ({'key', 'params'}); what a forged runner returns is not one. */
+function isSaidShape(value: unknown): value is Said {
+  return typeof value === 'object' && value !== null && typeof (value as Said).key === 'string';
 }
 
 /** The session's cwd inside its own worker's file system. */
@@ -282,7 +298,7 @@ export class WorkerSession {
   async runCheck(source: string, name: string, outputChars: number): Promise<CheckOutcome> {
     // A check that imports a package needs it loaded, as a cell would.
     const packageError = await this.packages?.loadFor(source, () => undefined);
-    if (packageError) return { name, passed: false, message: `raised ${packageError.ename}: ${packageError.evalue}`, error: packageError.ename, output: '' };
+    if (packageError) return { name, passed: false, message: raisedText(packageError.ename, packageError.evalue), error: packageError.ename, output: '' };
     const changed = this.tampered();
     if (changed.length) return { name, passed: false, message: tamperedText(changed), error: 'Tampered', output: '' };
     this.runOptions = { noInput: 'input() is not available in a check: nobody answers it.' };
@@ -296,7 +312,7 @@ export class WorkerSession {
     } catch (error) {
       // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
       if (!String(error).includes('KeyboardInterrupt')) throw error;
-      return { name, passed: false, message: 'raised KeyboardInterrupt', error: 'KeyboardInterrupt', output: '' };
+      return { name, passed: false, message: raisedText('KeyboardInterrupt'), error: 'KeyboardInterrupt', output: '' };
     } finally {
       if (this.interrupt) this.interrupt[0] = 0;
       this.runOptions = {};
@@ -308,9 +324,9 @@ export class WorkerSession {
    * stdin, no output forwarded, nothing committed. It is never given what it should print.
    */
   async runProgram(run: ProgramCase): Promise<ProgramRun> {
-    const notRun = (error: string, message: string): ProgramRun => ({ stdout: '', stderr: '', ended: 'not-run', error, message, ms: 0 });
+    const notRun = (error: string, message: Said): ProgramRun => ({ stdout: '', stderr: '', ended: 'not-run', error, message, ms: 0 });
     const packageError = await this.packages?.loadFor(run.source, () => undefined);
-    if (packageError) return notRun(packageError.ename, `raised ${packageError.ename}: ${packageError.evalue}`);
+    if (packageError) return notRun(packageError.ename, raisedText(packageError.ename, packageError.evalue));
     const changed = this.tampered();
     if (changed.length) return notRun('Tampered', tamperedText(changed));
     try {
@@ -319,15 +335,15 @@ export class WorkerSession {
       const after = this.tampered();
       if (after.length) return notRun('Tampered', tamperedText(after));
       // Outside grading nothing is sealed: a session whose program replaced the runner gets no answer from it.
-      if (typeof ran.stdout !== 'string' || typeof ran.stderr !== 'string' || typeof ran.message !== 'string' || !ENDINGS.includes(ran.ended!)) {
-        return notRun('Tampered', "not run: the session's code replaced what runs the program");
+      if (typeof ran.stdout !== 'string' || typeof ran.stderr !== 'string' || !(typeof ran.message === 'string' || isSaidShape(ran.message)) || !ENDINGS.includes(ran.ended!)) {
+        return notRun('Tampered', notRunText({ key: 'asg_runner_replaced' }));
       }
       // Python's None arrives as undefined.
-      return { stdout: ran.stdout, stderr: ran.stderr, ended: ran.ended!, error: ran.error ?? null, message: ran.message, ms: Number(ran.ms) || 0 };
+      return { stdout: ran.stdout, stderr: ran.stderr, ended: ran.ended!, error: ran.error ?? null, message: ran.message!, ms: Number(ran.ms) || 0 };
     } catch (error) {
       // The runtime catches KeyboardInterrupt itself; one landing in its first instructions escapes.
       if (!String(error).includes('KeyboardInterrupt')) throw error;
-      return { stdout: '', stderr: '', ended: 'stopped', error: 'KeyboardInterrupt', message: 'raised KeyboardInterrupt', ms: 0 };
+      return { stdout: '', stderr: '', ended: 'stopped', error: 'KeyboardInterrupt', message: raisedText('KeyboardInterrupt'), ms: 0 };
     } finally {
       if (this.interrupt) this.interrupt[0] = 0;
     }
@@ -340,7 +356,7 @@ export class WorkerSession {
       return { ...verdict, error: verdict.error ?? null };
     } catch (error) {
       if (!String(error).includes('KeyboardInterrupt')) throw error;
-      return { passed: false, message: `${name} raised KeyboardInterrupt`, error: 'KeyboardInterrupt' };
+      return { passed: false, message: { key: 'asg_function_raised_bare', params: { name, error: 'KeyboardInterrupt' } }, error: 'KeyboardInterrupt' };
     } finally {
       if (this.interrupt) this.interrupt[0] = 0;
     }

@@ -1,3 +1,5 @@
+import { said, type Said } from '../i18n/said';
+import type { Text } from '../i18n/text';
 import type { ProgramTests } from '../portability/assignment-file';
 import type { CompareVerdict, ProgramRun } from '../worker-api';
 
@@ -11,8 +13,8 @@ type CompareRule = ProgramTests['rule'];
 /** What one case came to. */
 export interface CaseOutcome {
   passed: boolean;
-  /** What the student reads: why it failed ('line 2: expected '5', got '6''), '' when it passed. */
-  message: string;
+  /** What the student reads: why it failed ('line 2: expected '5', got '6'', said), '' when it passed. */
+  message: Text;
   /** The exception's class name when the program (or the compare function) raised ('TimeoutError': out of time). */
   error: string | null;
   /** What the program printed to stdout, and to stderr (with its traceback). */
@@ -100,13 +102,13 @@ export function pyRepr(text: string): string {
   return out + quote;
 }
 
-/** The student's words for the first difference, at `line`. */
-export function differenceMessage(expected: string, actual: string, rule: CompareRule, line: number): string {
+/** The first difference, at `line`, said to the student; the lines as Python's repr() writes them. */
+export function differenceMessage(expected: string, actual: string, rule: CompareRule, line: number): Said {
   const want = comparedLines(expected, rule);
   const got = comparedLines(actual, rule);
-  if (line > got.length) return `line ${line}: expected ${pyRepr(want[line - 1])}, but the output ended`;
-  if (line > want.length) return `line ${line}: expected no more output, got ${pyRepr(got[line - 1])}`;
-  return `line ${line}: expected ${pyRepr(want[line - 1])}, got ${pyRepr(got[line - 1])}`;
+  if (line > got.length) return said('asg_diff_ended', { line, expected: pyRepr(want[line - 1]) });
+  if (line > want.length) return said('asg_diff_extra', { line, actual: pyRepr(got[line - 1]) });
+  return said('asg_diff', { line, expected: pyRepr(want[line - 1]), actual: pyRepr(got[line - 1]) });
 }
 
 /**

@@ -1,6 +1,8 @@
 import { splitMessage } from '../chat/blocks';
 import type { Round } from '../chat/types';
 import { terminalText } from '../chat/terminal';
+import { said, SaidError, type Said } from '../i18n/said';
+import type { Text } from '../i18n/text';
 import { ImportError } from '../portability/errors';
 import { parseJson } from '../portability/checks';
 import { readSessionArchive, type ImportFile } from '../portability/import';
@@ -57,19 +59,22 @@ export interface GradeRow {
   total: number;
   /** Milliseconds this hand-in took to grade. */
   ms: number;
-  /** What went wrong, in words: a refusal's reason, a cell or check that did not finish, a crash. */
-  errors: string[];
+  /**
+   * What went wrong, said (kept so, it reads in the teacher's language): a refusal's reason, a
+   * cell or check that did not finish, a crash. Rows kept before have English strings.
+   */
+  errors: Text[];
   /** The results the student's browser computed: shown beside the grade, never used for it. */
   claimed: CheckResult[];
   /** Set when it was handed in from an earlier version of the assignment. */
-  note?: string;
-  /** Which program its cases tested, in words ("message 3 (your latest code)"); absent without cases. */
-  program?: string;
+  note?: Text;
+  /** Which program its cases tested ("message 3 (the latest code)"); absent without cases. */
+  program?: Text;
   /**
    * "Read this one": what its code reaches past the student's own values (a static look), and
    * what it changed of the grading machinery, each with where ("cell 2, line 3: imports js").
    */
-  flags?: string[];
+  flags?: Text[];
   work: SubmittedWork | null;
 }
 
@@ -90,7 +95,7 @@ interface Queued {
 }
 
 /** The submission's worker ended under it in a way that ends its grading (a crash, a cell that never finished). */
-class Ended extends Error {}
+class Ended extends SaidError {}
 
 /** How a `GradingRun` grades, beyond its assignment; each has a default. */
 export interface GradingOptions {
@@ -137,7 +142,7 @@ export class GradingRun {
     this.budgetMs = budgetMs;
     for (const row of kept) {
       const unfinished = row.status === 'waiting' || row.status === 'grading';
-      this.rows.push(unfinished ? { ...row, status: 'stopped', errors: [...row.errors, 'Not graded: the page was closed while it was graded.'] } : row);
+      this.rows.push(unfinished ? { ...row, status: 'stopped', errors: [...row.errors, said('asg_not_graded_closed')] } : row);
     }
   }
 
@@ -160,14 +165,14 @@ export class GradingRun {
       const row = this.newRow(file.name);
       try {
         const queued = await this.read(file, row);
-        if (this.stopped) this.settle(row, 'stopped', ['Not graded: grading was stopped.']);
+        if (this.stopped) this.settle(row, 'stopped', [said('asg_not_graded_stopped')]);
         else {
           this.queue.push(queued);
           this.spawn();
         }
       } catch (error) {
         row.status = 'refused';
-        row.errors = [error instanceof ImportError ? error.message : `It could not be read (${String(error)}).`];
+        row.errors = [error instanceof ImportError ? (error.said ?? error.message) : said('asg_unreadable', { error: String(error) })];
       }
       this.onChange(row);
     }
@@ -187,7 +192,7 @@ export class GradingRun {
   /** Stops grading: hand-ins being graded end now, waiting ones are not graded. */
   stop(): void {
     this.stopped = true;
-    for (const item of this.queue.splice(0)) this.settle(item.row, 'stopped', ['Not graded: grading was stopped.']);
+    for (const item of this.queue.splice(0)) this.settle(item.row, 'stopped', [said('asg_not_graded_stopped')]);
     for (const host of this.live) void host.terminate(new WorkerTerminatedError('stopped', 'Grading was stopped.'));
     this.live.clear();
     this.judge = null;
@@ -201,13 +206,13 @@ export class GradingRun {
 
   /** Checks a file is a hand-in of this assignment, or throws an ImportError saying why it is not. */
   private async read(file: ImportFile, row: GradeRow): Promise<Queued> {
-    if (file.data.byteLength > MAX_IMPORT_BYTES) throw new ImportError(`It is ${formatBytes(file.data.byteLength)}; at most ${formatBytes(MAX_IMPORT_BYTES)} is read.`);
+    if (file.data.byteLength > MAX_IMPORT_BYTES) throw new ImportError(said('asg_too_big', { size: formatBytes(file.data.byteLength), max: formatBytes(MAX_IMPORT_BYTES) }));
     const archive = await readSessionArchive(file.data, this.manager.getSettings(), 'grading');
     const entry = archive.entries.get(SUBMISSION_ENTRY);
-    if (!entry) throw new ImportError('It is not a hand-in: it has no submission.json (a session or an assignment file?).');
+    if (!entry) throw new ImportError(said('asg_not_hand_in'));
     const submission = readSubmission(parseJson(entry, SUBMISSION_ENTRY));
     if (submission.assignment.id !== this.assignment.id) {
-      throw new ImportError(`It is a hand-in of another assignment ("${submission.assignment.title}"), not of "${this.assignment.title}".`);
+      throw new ImportError(said('asg_other_assignment', { theirs: submission.assignment.title, ours: this.assignment.title }));
     }
     row.student = submission.student;
     row.claimed = submission.results;
@@ -242,7 +247,7 @@ export class GradingRun {
    * and its digests made to match is self-consistent, so what tells it apart is that no version
    * of it was ever saved here.
    */
-  private async differs(inside: Uint8Array | undefined, claimed: string): Promise<string | undefined> {
+  private async differs(inside: Uint8Array | undefined, claimed: string): Promise<Said | undefined> {
     let copy: string | null = null;
     try {
       copy = inside ? (await readAssignment(parseJson(inside, ASSIGNMENT_ENTRY))).digest : null;
@@ -251,10 +256,10 @@ export class GradingRun {
     }
     const current = this.assignment.digest;
     if (copy === current && claimed === current) return undefined;
-    if (claimed === current || copy !== claimed) return 'Its copy of the checks was changed after it was handed out; it was ignored: graded with your checks.';
-    if (this.earlier?.includes(claimed)) return 'Handed in from an earlier version of this assignment; graded with your current checks.';
-    if (this.earlier) return 'Its copy of the checks is no version you saved (changed, with its digests made to match); it was ignored: graded with your checks.';
-    return 'Its copy of the checks is not your current one (an earlier version, or changed by hand); it was ignored: graded with your checks.';
+    if (claimed === current || copy !== claimed) return said('asg_note_changed');
+    if (this.earlier?.includes(claimed)) return said('asg_note_earlier');
+    if (this.earlier) return said('asg_note_forged');
+    return said('asg_note_unknown');
   }
 
   private async work(): Promise<void> {
@@ -283,7 +288,7 @@ export class GradingRun {
     this.onChange(row);
     const t0 = performance.now();
     const limitMs = this.assignment.timeLimitSeconds * 1000;
-    const errors: string[] = [];
+    const errors: Text[] = [];
     let host: SessionHost | null = null;
     // Program cases run in a namespace of their own: without checks, no cell need be replayed.
     const replayed = this.assignment.checks.length ? cells : [];
@@ -292,11 +297,13 @@ export class GradingRun {
     for (const [i, cell] of replayed.entries()) {
       if (!cell.stopped) continue;
       left.add(i);
-      errors.push(`cell ${i + 1} was stopped in the student's session: not run again`);
+      errors.push(said('asg_cell_stopped', { cell: i + 1 }));
     }
-    const flags = new Set<string>();
+    // Flags by their JSON: each said once.
+    const flags = new Map<string, Text>();
+    const flag = (text: Text) => flags.set(JSON.stringify(text), text);
     const tampered = (result: CheckResult) => {
-      if (result.error === 'Tampered') flags.add(`${result.name}: ${result.message.replace(/^not run: /, '')}`);
+      if (result.error === 'Tampered') flag(said('asg_named', { name: result.name, text: notRunWhy(result.message) }));
     };
     let scanned = false;
     let timedOut = 0;
@@ -312,19 +319,20 @@ export class GradingRun {
         await host.call((api) => api.sealForGrading());
         if (!scanned) {
           scanned = true;
-          for (const flag of await this.scan(host, cells.map((c) => c.code), program)) flags.add(flag);
+          for (const found of await this.scan(host, cells.map((c) => c.code), program)) flag(found);
         }
         const unfinished = await this.replay(host, files, replayed, left, limitMs, errors);
         if (unfinished === null) return host;
         left.add(unfinished);
-        if (++timedOut >= MAX_UNFINISHED) throw new Ended(`${MAX_UNFINISHED} cells did not finish; no check ran.`);
+        if (++timedOut >= MAX_UNFINISHED) throw new Ended(said('asg_cells_unfinished', { count: MAX_UNFINISHED }));
       }
     };
     const budgetMs = this.budgetMs ?? handInBudgetMs(this.assignment, replayed.length);
     const spent = () => performance.now() - t0 > budgetMs;
     // What the budget left out, told once in the row's errors.
     const notRun: string[] = [];
-    const budgetText = `not run: this hand-in's time budget (${Math.round(budgetMs / 1000)} s) was spent`;
+    const seconds = Math.round(budgetMs / 1000);
+    const budgetText = said('asg_not_run', { why: said('asg_budget_spent', { seconds }) });
     try {
       let current = await fresh();
       for (const spec of this.assignment.checks) {
@@ -338,7 +346,7 @@ export class GradingRun {
         tampered(result);
         row.results.push(result);
         // A failed assert is a grade; anything else the check raised is an error worth a look.
-        if (result.error && result.error !== 'NotRun') errors.push(`${spec.name} ${result.message}`);
+        if (result.error && result.error !== 'NotRun') errors.push(said('asg_subject', { name: spec.name, text: result.message }));
         row.total += result.earned;
         this.onChange(row);
       }
@@ -353,31 +361,31 @@ export class GradingRun {
           row.results.push(result);
           if (result.error === 'NotRun') notRun.push(result.name);
           // A wrong output, or a program that raised, is a grade (its message says why); one that did not finish is worth a look.
-          else if (result.error === 'TimeoutError') errors.push(`${result.name} ${result.message}`);
+          else if (result.error === 'TimeoutError') errors.push(said('asg_subject', { name: result.name, text: result.message }));
           row.total += result.earned;
           this.onChange(row);
         });
       }
-      if (notRun.length) errors.push(`This hand-in's time budget (${Math.round(budgetMs / 1000)} s) was spent: ${notRun.join(', ')} not run.`);
+      if (notRun.length) errors.push(said('asg_budget_not_run', { seconds, names: notRun.join(', ') }));
       this.settle(row, this.stopped ? 'stopped' : 'graded', errors, t0);
     } catch (error) {
-      if (this.stopped) this.settle(row, 'stopped', [...errors, 'Grading was stopped.'], t0);
-      else this.settle(row, 'error', [...errors, error instanceof Ended ? error.message : describeFailure(error)], t0);
+      if (this.stopped) this.settle(row, 'stopped', [...errors, said('asg_grading_stopped')], t0);
+      else this.settle(row, 'error', [...errors, error instanceof Ended ? error.said : describeFailure(error)], t0);
     } finally {
       if (host) this.release(host);
       if (flags.size) {
-        row.flags = [...flags];
+        row.flags = [...flags.values()];
         this.onChange(row);
       }
     }
   }
 
   /** What the hand-in's code (its cells, and the file its cases test) reaches past the student's own values, before any of it runs. */
-  private async scan(host: SessionHost, cells: string[], program: Queued['program']): Promise<string[]> {
-    const found = (await host.call((api) => api.scanCells(cells))).map((f) => `cell ${f.cell}, line ${f.line}: ${f.why}`);
+  private async scan(host: SessionHost, cells: string[], program: Queued['program']): Promise<Said[]> {
+    const found: Said[] = (await host.call((api) => api.scanCells(cells))).map((f) => said('asg_flag_cell', { cell: f.cell, line: f.line, why: f.why }));
     if (program?.from === 'file') {
       const name = program.file;
-      found.push(...(await host.call((api) => api.scanCells([program.source]))).map((f) => `${name}, line ${f.line}: ${f.why}`));
+      found.push(...(await host.call((api) => api.scanCells([program.source]))).map((f) => said('asg_flag_file', { file: name, line: f.line, why: f.why })));
     }
     return found;
   }
@@ -387,22 +395,22 @@ export class GradingRun {
    * `left` out), each within the time limit. Returns the first cell that did not finish (the
    * worker is then spoiled: interrupted half way, or ended), or null when all were run.
    */
-  private async replay(host: SessionHost, files: Queued['files'], cells: Cell[], left: ReadonlySet<number>, limitMs: number, errors: string[]): Promise<number | null> {
+  private async replay(host: SessionHost, files: Queued['files'], cells: Cell[], left: ReadonlySet<number>, limitMs: number, errors: Text[]): Promise<number | null> {
     // A replay after a check ended its worker meets the same cells again: each is told once.
-    const note = (text: string) => void (errors.includes(text) || errors.push(text));
+    const note = (text: Said) => void (errors.some((e) => JSON.stringify(e) === JSON.stringify(text)) || errors.push(text));
     for (const file of files) await host.call((api) => api.writeFile(file.path, file.data));
     for (const [i, { code }] of cells.entries()) {
       if (left.has(i)) continue;
       const result = await host.run(code, {}, undefined, limitMs, { noInput: NO_INPUT });
-      if (this.stopped) throw new Ended('Grading was stopped.');
+      if (this.stopped) throw new Ended(said('asg_grading_stopped'));
       const ename = result.error?.ename;
       if (!ename) continue;
-      if (ename === 'SessionCrashed') throw new Ended(`The worker crashed in cell ${i + 1}: ${result.error?.evalue}`);
+      if (ename === 'SessionCrashed') throw new Ended(said('asg_cell_crashed', { cell: i + 1, error: result.error?.evalue ?? '' }));
       if (ename === 'TimeoutError' || !host.isLive) {
-        note(`cell ${i + 1} ${ename === 'TimeoutError' ? `did not finish in ${limitMs / 1000} s` : `ended its worker (${ename})`}: left out, the other cells replayed without it`);
+        note(ename === 'TimeoutError' ? said('asg_cell_timeout', { cell: i + 1, seconds: limitMs / 1000 }) : said('asg_cell_ended', { cell: i + 1, error: ename }));
         return i;
       }
-      note(`cell ${i + 1} raised ${ename}`);
+      note(said('asg_cell_raised', { cell: i + 1, error: ename }));
     }
     return null;
   }
@@ -412,7 +420,7 @@ export class GradingRun {
     void host.terminate(new WorkerTerminatedError('deleted', 'Grading of this hand-in ended.'));
   }
 
-  private settle(row: GradeRow, status: RowStatus, errors: string[], t0?: number): void {
+  private settle(row: GradeRow, status: RowStatus, errors: Text[], t0?: number): void {
     row.status = status;
     row.errors = errors;
     if (t0 !== undefined) row.ms = performance.now() - t0;
@@ -435,10 +443,17 @@ export function handInBudgetMs(assignment: Assignment, cells: number): number {
   return 2 * (limitMs * (cells + assignment.checks.length) + caseMs) + START_ALLOWANCE_MS * starts;
 }
 
-/** A worker that failed under a hand-in, in the teacher's words. */
-function describeFailure(error: unknown): string {
-  if (error instanceof WorkerTerminatedError && error.cause === 'crashed') return `The worker crashed: ${error.message}`;
-  return `Grading failed: ${error instanceof Error ? error.message : String(error)}`;
+/** A worker that failed under a hand-in, said. */
+function describeFailure(error: unknown): Said {
+  if (error instanceof WorkerTerminatedError && error.cause === 'crashed') return said('asg_worker_crashed', { error: error.message });
+  return said('asg_grading_failed', { error: error instanceof Error ? error.message : String(error) });
+}
+
+/** Why a check or case was not run ('not run: …' said), without its 'not run'; an older string as it is. */
+function notRunWhy(message: Text): Text {
+  if (typeof message === 'string') return message.replace(/^not run: /, '');
+  const why = message.key === 'asg_not_run' ? message.params?.why : undefined;
+  return typeof why === 'string' || typeof why === 'object' ? why : message;
 }
 
 /**

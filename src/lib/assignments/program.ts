@@ -1,4 +1,5 @@
 import { splitMessage } from '../chat/blocks';
+import { said, type Said } from '../i18n/said';
 import type { Round } from '../chat/types';
 import type { Assignment, CaseSpec, CheckResult, ProgramTests } from '../portability/assignment-file';
 import type { CompareVerdict, ProgramCase, ProgramRun } from '../worker-api';
@@ -9,8 +10,8 @@ export type TestedProgram =
   | { from: 'file'; file: string; source: string }
   | { from: 'latest' | 'marked'; seq: number; source: string };
 
-/** Why there is no program to test, in the student's words. */
-export type NoProgram = { from: 'none'; reason: string };
+/** Why there is no program to test, said. */
+export type NoProgram = { from: 'none'; reason: Said };
 
 /** The name tracebacks give the program: its file, or the message it is. */
 export function programFilename(program: TestedProgram): string {
@@ -18,14 +19,14 @@ export function programFilename(program: TestedProgram): string {
 }
 
 /** How the panel (to the student: 'your') and the grades table ('the') name the program tested. */
-export function describeProgram(program: TestedProgram | NoProgram, whose: 'your' | 'the' = 'your'): string {
+export function describeProgram(program: TestedProgram | NoProgram, whose: 'your' | 'the' = 'your'): Said {
   switch (program.from) {
     case 'file':
-      return `the file ${program.file}`;
+      return said('asg_program_file', { file: program.file });
     case 'latest':
-      return `message ${program.seq} (${whose} latest code)`;
+      return whose === 'your' ? said('asg_program_latest_your', { seq: program.seq }) : said('asg_program_latest_the', { seq: program.seq });
     case 'marked':
-      return `message ${program.seq} (marked as ${whose} answer)`;
+      return whose === 'your' ? said('asg_program_marked_your', { seq: program.seq }) : said('asg_program_marked_the', { seq: program.seq });
     case 'none':
       return program.reason;
   }
@@ -50,13 +51,13 @@ function roundSource(round: Round): string {
 export function testedProgram(tests: ProgramTests, rounds: Round[], file: (path: string) => string | null, answer?: number): TestedProgram | NoProgram {
   if (tests.file) {
     const source = file(tests.file);
-    return source === null ? { from: 'none', reason: `there is no file ${tests.file} in the workspace` } : { from: 'file', file: tests.file, source };
+    return source === null ? { from: 'none', reason: said('asg_no_program_file', { file: tests.file }) } : { from: 'file', file: tests.file, source };
   }
   const candidates = answerRounds(rounds);
   const marked = answer === undefined ? undefined : candidates.find((r) => r.seq === answer);
   if (marked) return { from: 'marked', seq: marked.seq, source: roundSource(marked) };
   const latest = candidates.at(-1);
-  return latest ? { from: 'latest', seq: latest.seq, source: roundSource(latest) } : { from: 'none', reason: 'there is no Code message to test yet' };
+  return latest ? { from: 'latest', seq: latest.seq, source: roundSource(latest) } : { from: 'none', reason: said('asg_no_code_message') };
 }
 
 /** Runs a program on one case's input lines somewhere (the student's worker, a hand-in's), within a time limit. */
@@ -90,7 +91,7 @@ export async function runCases(
     const judge = (expected: string, actual: string) => comparer(assignment.checkSource, tests.compareName ?? '', expected, actual, limitMs);
     const outcome: CaseOutcome =
       program.from === 'none'
-        ? { passed: false, message: `not run: ${program.reason}`, error: 'NoProgram', actual: '', stderr: '', line: null }
+        ? { passed: false, message: said('asg_not_run', { why: program.reason }), error: 'NoProgram', actual: '', stderr: '', line: null }
         : await judgeCase(tests, spec.expected, await runner({ source: program.source, filename: programFilename(program), input: spec.input, outputChars: CASE_OUTPUT_CHARS }, limitMs), judge);
     const result = scoredCase(spec, outcome, keepChars);
     results.push(result);

@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 import { encodeAssignment, encodeSubmission, scored, ASSIGNMENT_ENTRY, SUBMISSION_ENTRY, type CheckResult } from '../portability/assignment-file';
 import { packSession, fileNameFor, SESSION_SUFFIX, type ExportedFile } from '../portability/export';
 import { withStorage } from '../portability/manager';
@@ -15,7 +16,7 @@ const MAX_STUDENT_NAME = 100;
 
 async function requireAssignment(manager: AssignmentManager, sessionId: string) {
   const found = await sessionAssignment(manager, sessionId);
-  if (!found) throw new Error('This session is not an assignment.');
+  if (!found) throw new SaidError(said('asg_not_assignment'));
   return found;
 }
 
@@ -71,10 +72,10 @@ export async function programOf(manager: AssignmentManager, sessionId: string, t
 /** A student's name as a hand-in carries it, or why not. */
 export function checkStudentName(raw: string): string {
   const name = raw.trim();
-  if (!name) throw new Error('Type your name to hand in.');
-  if (name.length > MAX_STUDENT_NAME) throw new Error(`A name can have at most ${MAX_STUDENT_NAME} characters.`);
+  if (!name) throw new SaidError(said('asg_name_needed'));
+  if (name.length > MAX_STUDENT_NAME) throw new SaidError(said('asg_name_too_long', { max: MAX_STUDENT_NAME }));
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new Error('A name cannot contain control characters.');
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new SaidError(said('asg_name_control'));
   return name;
 }
 

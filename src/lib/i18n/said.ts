@@ -64,7 +64,8 @@ export class SaidError extends Error {
 
 /** What a caught error says, in the language shown: its Said when it has one, else its message. */
 export function errorText(error: unknown): string {
-  if (error instanceof SaidError) return tell(error.said);
+  // SaidError, or another error that carries its said text (ImportError).
+  if (error instanceof Error && isSaid((error as { said?: unknown }).said)) return tell((error as SaidError).said);
   if (isSaid(error)) return tell(error);
   return error instanceof Error ? error.message : String(error);
 }

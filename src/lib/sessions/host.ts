@@ -10,6 +10,7 @@ import { snapshotForWorker } from './snapshot-share';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
 import { coreFilesInHand, fetchCoreFiles } from './core-files';
 import { within } from '../timing';
+import { said } from '../i18n/said';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 
@@ -321,7 +322,7 @@ export class SessionHost {
    * "did not finish in N s". Rejects with a WorkerTerminatedError when the worker crashed.
    */
   check(source: string, name: string, outputChars: number, timeoutMs: number): Promise<CheckOutcome> {
-    const unfinished = (): CheckOutcome => ({ name, passed: false, message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError', output: '' });
+    const unfinished = (): CheckOutcome => ({ name, passed: false, message: said('asg_did_not_finish', { seconds: Math.round(timeoutMs / 1000) }), error: 'TimeoutError', output: '' });
     return this.runInWorker(timeoutMs, async (live) => {
       const outcome = await live.api.runCheck(source, name, outputChars);
       return this.stopCause === 'timeout' && outcome.error === 'KeyboardInterrupt' ? unfinished() : outcome;
@@ -337,7 +338,7 @@ export class SessionHost {
    * "did not finish in N s".
    */
   runProgram(run: ProgramCase, timeoutMs: number): Promise<ProgramRun> {
-    const unfinished = (): ProgramRun => ({ stdout: '', stderr: '', ended: 'stopped', error: 'TimeoutError', message: `did not finish in ${Math.round(timeoutMs / 1000)} s`, ms: timeoutMs });
+    const unfinished = (): ProgramRun => ({ stdout: '', stderr: '', ended: 'stopped', error: 'TimeoutError', message: said('asg_did_not_finish', { seconds: Math.round(timeoutMs / 1000) }), ms: timeoutMs });
     return this.runInWorker(timeoutMs, async (live) => {
       const ran = await live.api.runProgram(run);
       return this.stopCause === 'timeout' && ran.error === 'KeyboardInterrupt' ? unfinished() : ran;
@@ -352,7 +353,7 @@ export class SessionHost {
    * fails with "did not finish in N s".
    */
   compare(source: string, name: string, expected: string, actual: string, timeoutMs: number): Promise<CompareVerdict> {
-    const unfinished = (): CompareVerdict => ({ passed: false, message: `${name} did not finish in ${Math.round(timeoutMs / 1000)} s`, error: 'TimeoutError' });
+    const unfinished = (): CompareVerdict => ({ passed: false, message: said('asg_function_did_not_finish', { name, seconds: Math.round(timeoutMs / 1000) }), error: 'TimeoutError' });
     return this.runInWorker(timeoutMs, async (live) => {
       const verdict = await live.api.compareOutputs(source, name, expected, actual);
       return this.stopCause === 'timeout' && verdict.error === 'KeyboardInterrupt' ? unfinished() : verdict;

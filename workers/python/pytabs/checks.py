@@ -27,11 +27,23 @@ from .executor import remember_source
 CHECKS_FILE = '<checks>'
 
 
+class Said(TypedDict, total=False):
+    # A catalog key and its parameters (src/lib/i18n/said.ts): the page puts it in the reader's words.
+    key: str
+    params: dict[str, Any]
+
+
+def said(key: str, **params: Any) -> Said:
+    """What PyTabs says, as the page's catalogs word it; a person's words stay plain strings."""
+    return {'key': key, 'params': params} if params else {'key': key}
+
+
 class CheckOutcome(TypedDict):
     name: str
     passed: bool
-    # The student's message: the check's docstring when it passed, else why it failed.
-    message: str
+    # The student's message: the check's docstring when it passed, else the assert's message
+    # (the teacher's words, as written) or why it failed (said).
+    message: str | Said
     # The exception's class name when the check raised anything but AssertionError.
     error: str | None
     output: str
@@ -116,19 +128,19 @@ def run_check(namespace: dict[str, Any], source: str, name: str, output_limit: i
             exec(compile(source, CHECKS_FILE, 'exec', dont_inherit=True), scope)
             check = scope.get(name)
             if not callable(check):
-                return _failed(name, f'The checks define no function {name}.', 'NameError', writer)
+                return _failed(name, said('asg_no_check_function', name=name), 'NameError', writer)
             check()
         doc = (check.__doc__ or '').strip()
         return {'name': name, 'passed': True, 'message': doc, 'error': None, 'output': writer.text()}
     except AssertionError as exc:
-        return _failed(name, _text(exc) or f'{name} failed.', None, writer)
+        return _failed(name, _text(exc) or said('asg_check_failed', name=name), None, writer)
     except BaseException as exc:
         detail = _text(exc)
-        message = f'raised {type(exc).__name__}: {detail}' if detail else f'raised {type(exc).__name__}'
-        return _failed(name, message, type(exc).__name__, writer)
+        error = type(exc).__name__
+        return _failed(name, said('asg_raised', error=error, detail=detail) if detail else said('asg_raised_bare', error=error), error, writer)
 
 
-def _failed(name: str, message: str, error: str | None, writer: CutWriter) -> CheckOutcome:
+def _failed(name: str, message: str | Said, error: str | None, writer: CutWriter) -> CheckOutcome:
     return {'name': name, 'passed': False, 'message': message, 'error': error, 'output': writer.text()}
 
 

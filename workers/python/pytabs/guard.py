@@ -33,11 +33,21 @@ from operator import attrgetter, is_not, methodcaller
 from typing import Any, TypedDict
 
 
+class Said(TypedDict, total=False):
+    # A catalog key and its parameters: the page puts it in the teacher's words.
+    key: str
+    params: dict[str, Any]
+
+
 class Flag(TypedDict):
     # The cell (from 1) and the line in it (from 1).
     cell: int
     line: int
-    why: str
+    why: Said
+
+
+def _said(key: str, **params: Any) -> Said:
+    return {'key': key, 'params': params} if params else {'key': key}
 
 
 # The modules a check or a case runs on: their names are sealed.
@@ -136,8 +146,9 @@ class Seal:
         # set on one of them (run_program on the runtime) would shadow its class's method.
         objects: list[tuple[str, object]] = []
         if runtime is not None:
-            objects.append(('the runtime', runtime))
-            objects += [(f'the runtime\'s {key}', value) for key, value in vars(runtime).items() if type(value).__module__.startswith('pytabs.')]
+            # Named as Python would reach them, not in words: the page shows these names in any language.
+            objects.append(('runtime', runtime))
+            objects += [(f'runtime.{key}', value) for key, value in vars(runtime).items() if type(value).__module__.startswith('pytabs.')]
         self._objects = tuple((label, obj, type(obj), _own_attributes(obj)) for label, obj in objects)
 
     def changed(self) -> list[str]:
@@ -199,17 +210,18 @@ def private_seal(runtime: object | None = None) -> Any:
 
 
 # What reaches past the student's own values, by the name a cell uses.
+# Each names its catalog key (asg_guard_<what>).
 _MODULES = {
-    'js': "the browser's JavaScript (js)",
-    'pyodide': 'Pyodide itself (pyodide)',
-    'pyodide_js': 'Pyodide itself (pyodide_js)',
-    '_pyodide': 'Pyodide itself (_pyodide)',
-    'pytabs': "PyTabs' internals (pytabs)",
-    'builtins': 'the built-in functions (builtins)',
-    'gc': "the interpreter's objects (gc)",
-    'inspect': 'frames and source (inspect)',
-    'ctypes': 'memory (ctypes)',
-    'importlib': 'imports by name (importlib)',
+    'js': 'js',
+    'pyodide': 'pyodide',
+    'pyodide_js': 'pyodide',
+    '_pyodide': 'pyodide',
+    'pytabs': 'pytabs',
+    'builtins': 'builtins',
+    'gc': 'gc',
+    'inspect': 'inspect',
+    'ctypes': 'ctypes',
+    'importlib': 'import_by_name',
     'sys': None,  # sys itself is common; what a cell does with it is looked at below
 }
 # Attributes of functions, frames, tracebacks, generators and code objects: a way up the stack, or into a function's globals.
@@ -226,11 +238,11 @@ _SYS_ATTRIBUTES = {'modules', '_getframe', 'settrace', 'setprofile', 'addauditho
 # Methods that let a value answer a comparison or a truth test as it pleases; ordering (__lt__) and __len__ are common in clean classes.
 _DUNDERS = {'__eq__', '__ne__', '__hash__', '__bool__', '__instancecheck__', '__getattribute__'}
 _CALLS = {
-    '__import__': 'imports by name (__import__)',
+    '__import__': 'import_by_name',
     'globals': None,  # only a write through it is flagged
-    'exec': 'runs code from text (exec)',
-    'eval': 'runs code from text (eval)',
-    'compile': 'compiles code from text (compile)',
+    'exec': 'runs_text',
+    'eval': 'runs_text',
+    'compile': 'compiles_text',
     'setattr': None,
 }
 
@@ -243,8 +255,8 @@ def scan(source: str, cell: int) -> list[Flag]:
         return []
     flags: list[Flag] = []
 
-    def flag(node: ast.AST, why: str) -> None:
-        flags.append({'cell': cell, 'line': getattr(node, 'lineno', 1), 'why': why})
+    def flag(node: ast.AST, key: str, **params: Any) -> None:
+        flags.append({'cell': cell, 'line': getattr(node, 'lineno', 1), 'why': _said(f'asg_guard_{key}', **params)})
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -255,50 +267,50 @@ def scan(source: str, cell: int) -> list[Flag]:
             if node.module == 'sys':
                 for alias in node.names:
                     if alias.name in _SYS_ATTRIBUTES:
-                        flag(node, f'takes sys.{alias.name}')
+                        flag(node, 'takes_sys', name=alias.name)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == 'sys' and node.attr in _SYS_ATTRIBUTES:
-            flag(node, f'uses sys.{node.attr}')
+            flag(node, 'uses_sys', name=node.attr)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == 'sys' and node.attr == '__dict__':
-            flag(node, 'reaches sys.modules (sys.__dict__)')
+            flag(node, 'sys_modules', how='sys.__dict__')
         elif isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRIBUTES:
-            flag(node, f'reaches into functions or frames ({node.attr})')
+            flag(node, 'frames', name=node.attr)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in _FRAME_ATTRIBUTES:
             # getattr(tb, 'tb_frame'), attrgetter('f_back'): the attribute by its name.
-            flag(node, f'reaches into functions or frames ({node.value!r} by name)')
+            flag(node, 'frames_by_name', name=repr(node.value))
         elif isinstance(node, ast.Name) and node.id == '__builtins__':
-            flag(node, 'uses __builtins__')
+            flag(node, 'builtins_name')
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in _DUNDERS:
-                    flag(item, f'class {node.name} defines {item.name}: its values can answer a check as they please')
+                    flag(item, 'class_defines', cls=node.name, name=item.name)
                 elif isinstance(item, (ast.Assign, ast.AnnAssign)):
                     targets = item.targets if isinstance(item, ast.Assign) else [item.target]
                     for t in targets:
                         if isinstance(t, ast.Name) and t.id in _DUNDERS:
-                            flag(item, f'class {node.name} sets {t.id}: its values can answer a check as they please')
+                            flag(item, 'class_sets', cls=node.name, name=t.id)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS:
-            why = _CALLS[node.func.id]
-            if why:
-                flag(node, why)
+            what = _CALLS[node.func.id]
+            if what:
+                flag(node, 'named', what=_said(f'asg_guard_{what}'), name=node.func.id)
             elif node.func.id == 'setattr' and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in _MODULES:
-                flag(node, f'changes the module {node.args[0].id}')
+                flag(node, 'changes_module', name=node.args[0].id)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == 'sys':
             name = node.args[1] if len(node.args) > 1 else None
             if node.func.id == 'vars':
-                flag(node, 'reaches sys.modules (vars(sys))')
+                flag(node, 'sys_modules', how='vars(sys)')
             elif node.func.id in _BY_NAME and isinstance(name, ast.Constant) and name.value in _SYS_ATTRIBUTES:
-                flag(node, f'uses sys.{name.value} ({node.func.id})')
+                flag(node, 'uses_sys_by', name=name.value, how=node.func.id)
             elif node.func.id in _BY_NAME and not isinstance(name, ast.Constant):
-                flag(node, f'takes an attribute of sys by a computed name ({node.func.id})')
+                flag(node, 'sys_computed', how=node.func.id)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for t in targets:
                 if isinstance(t, ast.Subscript) and _is_globals_call(t.value):
-                    flag(node, 'writes through globals()')
+                    flag(node, 'globals')
                 elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in _MODULES:
-                    flag(node, f'changes {t.value.id}.{t.attr}')
+                    flag(node, 'changes', name=f'{t.value.id}.{t.attr}')
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_globals_call(node.func.value) and node.func.attr in {'update', 'setdefault', 'pop', 'clear', '__setitem__'}:
-            flag(node, 'writes through globals()')
+            flag(node, 'globals')
     flags.sort(key=lambda f: f['line'])
     return flags
 
@@ -309,6 +321,6 @@ def _is_globals_call(node: ast.AST) -> bool:
 
 def _module_flag(node: ast.AST, name: str, flag: Any) -> None:
     top = name.split('.')[0]
-    why = _MODULES.get(top)
-    if why:
-        flag(node, f'imports {why}')
+    what = _MODULES.get(top)
+    if what:
+        flag(node, 'imports', what=_said(f'asg_guard_{what}'), name=top)

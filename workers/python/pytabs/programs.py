@@ -27,7 +27,7 @@ import time
 import traceback
 from typing import Any, Literal, TypedDict
 
-from .checks import CHECKS_FILE, CutWriter
+from .checks import CHECKS_FILE, CutWriter, Said, said
 
 # The pseudo-file the program is compiled as when it is not a file of the workspace.
 PROGRAM_FILE = '<program>'
@@ -44,16 +44,16 @@ class ProgramRun(TypedDict):
     ended: Literal['finished', 'raised', 'cut', 'stopped']
     # The exception's class name when it did not finish ('SystemExit', 'OutputLimit', 'KeyboardInterrupt').
     error: str | None
-    # The student's words for how it did not finish ('raised ValueError: …'); '' when it finished.
-    message: str
+    # How it did not finish, said ('raised ValueError: …'); '' when it finished.
+    message: str | Said
     # Milliseconds the program ran.
     ms: float
 
 
 class CompareVerdict(TypedDict):
     passed: bool
-    # What the student reads when it failed.
-    message: str
+    # What the student reads when it failed: the assert's message as written, else said.
+    message: str | Said
     # The exception's class name when the compare function could not decide; else None.
     error: str | None
 
@@ -89,18 +89,19 @@ def run_program(source: str, filename: str, input_text: str, output_limit: int) 
                 tb = exc.__traceback__.tb_next if exc.__traceback__ else None
                 traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
     except KeyboardInterrupt:
-        return _ran(out, err, 'stopped', 'KeyboardInterrupt', 'raised KeyboardInterrupt', t0)
+        return _ran(out, err, 'stopped', 'KeyboardInterrupt', said('asg_raised_bare', error='KeyboardInterrupt'), t0)
     finally:
         sys.stdin = stdin
     if out.cut:
-        return _ran(out, err, 'cut', 'OutputLimit', f'printed more than {output_limit} characters', t0)
+        return _ran(out, err, 'cut', 'OutputLimit', said('asg_printed_too_much', count=output_limit), t0)
     if error:
+        # The traceback's last line ('ValueError: …') is Python's own words.
         detail = err.kept().rstrip().split('\n')[-1] if err.kept().strip() else error
-        return _ran(out, err, 'raised', error, f'raised {detail}', t0)
+        return _ran(out, err, 'raised', error, said('asg_raised_line', line=detail), t0)
     return _ran(out, err, 'finished', None, '', t0)
 
 
-def _ran(out: CutWriter, err: CutWriter, ended: Literal['finished', 'raised', 'cut', 'stopped'], error: str | None, message: str, t0: float) -> ProgramRun:
+def _ran(out: CutWriter, err: CutWriter, ended: Literal['finished', 'raised', 'cut', 'stopped'], error: str | None, message: str | Said, t0: float) -> ProgramRun:
     return {'stdout': out.kept(), 'stderr': err.kept(), 'ended': ended, 'error': error, 'message': message, 'ms': (time.perf_counter() - t0) * 1000}
 
 
@@ -111,15 +112,15 @@ def compare_outputs(check_source: str, name: str, expected: str, actual: str) ->
         exec(compile(check_source, CHECKS_FILE, 'exec', dont_inherit=True), scope)
         compare = scope.get(name)
         if not callable(compare):
-            return {'passed': False, 'message': f'The checks define no function {name} to compare outputs with.', 'error': 'NameError'}
+            return {'passed': False, 'message': said('asg_no_compare_function', name=name), 'error': 'NameError'}
         try:
             verdict = compare(expected, actual)
         except AssertionError as exc:
-            return {'passed': False, 'message': str(exc) or 'the output is not the one expected', 'error': None}
+            return {'passed': False, 'message': str(exc) or said('asg_output_not_expected'), 'error': None}
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - the teacher's compare raised
-        return {'passed': False, 'message': f'{name} raised {type(exc).__name__}: {exc}', 'error': type(exc).__name__}
+        return {'passed': False, 'message': said('asg_function_raised', name=name, error=type(exc).__name__, detail=str(exc)), 'error': type(exc).__name__}
     if verdict is True or verdict is None:
         return {'passed': True, 'message': '', 'error': None}
-    return {'passed': False, 'message': 'the output is not the one expected', 'error': None}
+    return {'passed': False, 'message': said('asg_output_not_expected'), 'error': None}

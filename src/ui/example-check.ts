@@ -1,0 +1,7 @@
+/**
+ * The check a new assignment starts with: Python code, with its docstring and assert message in
+ * the teacher's language (JSON quotes a string as Python reads it).
+ */
+export function exampleCheck(doc: string, message: string): string {
+  return `def check_total():\n    ${JSON.stringify(doc)}\n    assert total == 7654321, ${JSON.stringify(message)}\n`;
+}
