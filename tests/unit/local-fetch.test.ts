@@ -6,6 +6,7 @@ import { ask } from '../../src/lib/assistant/ask';
 import { AssistantEndpoint, LOCAL_BASE_URL, localConnection } from '../../src/lib/assistant/endpoint';
 import { AnswerReader, chatMessages, fitMessages, localFetch, turnSchema, type LocalTransport } from '../../src/lib/assistant/local-fetch';
 import { tellInEnglish } from '../../src/lib/i18n/said';
+import { setLocale } from '../../src/lib/i18n/catalog';
 import { TOOLS } from '../../src/lib/assistant/tools';
 import type { Round, RoundEvent } from '../../src/lib/chat/types';
 import type { ChatMessage, CompletionResult, JsonSchemaFormat, LocalModel, ModelInfo } from '../../src/lib/local-model/client';
@@ -198,6 +199,42 @@ describe('the local model behind the endpoint interface', () => {
     for (const i of follow) expect(chatML(model.prompts[i])).not.toContain('neighbour');
     const neighbour = model.prompts.findIndex((_, i) => sessionOf[i] === 'neighbour');
     expect(chatML(model.prompts[neighbour])).not.toContain('Add up 0..9');
+  });
+
+  it('its fixed prefix is one per language: after a change of language a question starts with that language’s system message, never the prefix read ahead in the other', async () => {
+    const model = new ScriptedModel();
+    const chatML = (messages: ChatMessage[]) => messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('');
+    await engine.open('languages');
+    const asked = async (question: string) => {
+      const before = model.prompts.length;
+      const aheads = model.readAheads.length;
+      expect((await ask(engine, 'languages', question, { endpoint: localEndpoint(endpoint, model), autoRun: true })).state).toBe('finished');
+      await vi.waitFor(() => expect(model.readAheads.length).toBe(aheads + 1));
+      return { first: model.prompts[before], ahead: model.readAheads.at(-1)! };
+    };
+    try {
+      const english = await asked('Add up 0..9');
+      expect(english.first[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Answer in English') });
+      expect(english.ahead[0].content).toBe(english.first[0].content);
+
+      await setLocale('fr');
+      const french = await asked('Et le double ?');
+      expect(french.first[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Answer in French (Français)') });
+      expect(french.first[0].content).not.toContain('Answer in English');
+      // The English prefix the model read ahead is not where the French question starts.
+      expect(chatML(french.first).startsWith(chatML(english.ahead.slice(0, -1)))).toBe(false);
+      expect(french.ahead[0].content).toBe(french.first[0].content);
+
+      // Another French question reuses the French prefix, read ahead word for word.
+      const again = await asked('Et la moitié ?');
+      expect(chatML(again.first).startsWith(chatML(french.ahead.slice(0, -1)))).toBe(true);
+
+      await setLocale('en');
+      const back = await asked('And in English?');
+      expect(back.first[0].content).toBe(english.first[0].content);
+    } finally {
+      await setLocale('en');
+    }
   });
 
   it('fits a prompt the model refused as too long, and the round says what was left out', async () => {
