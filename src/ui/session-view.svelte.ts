@@ -619,7 +619,7 @@ export class SessionView {
   /** What the delete dialog says will be lost. */
   async describeContents(): Promise<string> {
     const [files, rounds] = await Promise.all([this.manager.listFiles(this.id), listRounds(this.manager, this.id)]);
-    return `${this.info.variableCount} variable(s), ${files.length} file(s), ${rounds.length} message(s) of chat history and its session variables`;
+    return m.chat_session_contents({ variables: this.info.variableCount, files: files.length, messages: rounds.length });
   }
 
   async rename(name: string): Promise<void> {

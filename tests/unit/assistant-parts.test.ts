@@ -9,6 +9,7 @@ import { retryDelay, DEFAULT_RETRY } from '../../src/lib/assistant/retry';
 import { scrubSecret } from '../../src/lib/assistant/endpoint';
 import { guardedFetch, OriginRefusedError } from '../../src/lib/assistant/guarded-fetch';
 import { corsFix, presetFor } from '../../src/lib/assistant/presets';
+import { said, tellInEnglish } from '../../src/lib/i18n/said';
 import { newRound } from '../../src/lib/chat/round';
 import type { Round } from '../../src/lib/chat/types';
 
@@ -130,12 +131,12 @@ describe('retries', () => {
   });
 
   it('retries 429 and 5xx at most twice, honouring the server, else backing off; never anything else', () => {
-    const limited = new AssistantError('rate_limited', '', 429, 1500);
+    const limited = new AssistantError('rate_limited', said('chat_err_stopped'), 429, 1500);
     expect([1, 2, 3].map((n) => retryDelay(limited, n, DEFAULT_RETRY))).toEqual([1500, 1500, null]);
-    const server = new AssistantError('server', '', 502);
+    const server = new AssistantError('server', said('chat_err_stopped'), 502);
     expect([1, 2].map((n) => retryDelay(server, n, DEFAULT_RETRY))).toEqual([1000, 2000]);
-    expect(retryDelay(new AssistantError('rate_limited', '', 429, 10 * 60_000), 1, DEFAULT_RETRY)).toBeNull();
-    for (const kind of ['key_refused', 'quota', 'forbidden', 'cut', 'malformed'] as const) expect(retryDelay(new AssistantError(kind, ''), 1, DEFAULT_RETRY)).toBeNull();
+    expect(retryDelay(new AssistantError('rate_limited', said('chat_err_stopped'), 429, 10 * 60_000), 1, DEFAULT_RETRY)).toBeNull();
+    for (const kind of ['key_refused', 'quota', 'forbidden', 'cut', 'malformed'] as const) expect(retryDelay(new AssistantError(kind, said('chat_err_stopped')), 1, DEFAULT_RETRY)).toBeNull();
   });
 });
 
@@ -173,8 +174,8 @@ describe('presets', () => {
     expect(presetFor('http://localhost:8080/v1')).toBe('llamacpp');
     expect(presetFor('https://api.openai.com/v1')).toBe('openai');
     expect(presetFor('https://llm.school.example/v1')).toBe('custom');
-    expect(corsFix('http://localhost:11434/v1', 'https://pytabs.example')).toMatch(/OLLAMA_ORIGINS=https:\/\/pytabs\.example ollama serve.*Local Network Access/);
-    expect(corsFix('http://localhost:1234/v1', 'http://localhost:4173')).toBe('Switch on CORS in LM Studio: lms server start --cors (or Developer → Settings → Enable CORS).');
+    expect(tellInEnglish(corsFix('http://localhost:11434/v1', 'https://pytabs.example'))).toMatch(/OLLAMA_ORIGINS=https:\/\/pytabs\.example ollama serve.*Local Network Access/);
+    expect(tellInEnglish(corsFix('http://localhost:1234/v1', 'http://localhost:4173'))).toBe('Switch on CORS in LM Studio: lms server start --cors (or Developer → Settings → Enable CORS).');
   });
 });
 

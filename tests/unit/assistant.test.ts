@@ -5,7 +5,8 @@ import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
 import { RoundHistory } from '../../src/lib/storage/session-store';
 import { SettingsStore } from '../../src/lib/storage/settings';
 import { sendMessage } from '../../src/lib/chat/send';
-import type { Round, RoundEvent } from '../../src/lib/chat/types';
+import type { Round, RoundEvent, Told } from '../../src/lib/chat/types';
+import { tellInEnglish } from '../../src/lib/i18n/said';
 import { ask, type AskOptions } from '../../src/lib/assistant/ask';
 import { AssistantEndpoint } from '../../src/lib/assistant/endpoint';
 import { OriginRefusedError } from '../../src/lib/assistant/guarded-fetch';
@@ -39,8 +40,14 @@ const textOf = (round: Round) =>
     .map((e) => e.text)
     .join('');
 const cardsOf = (round: Round) => round.events.filter((e): e is CodeCard => e.type === 'code_card');
-const notesOf = (round: Round, kind?: string) => round.events.filter((e) => e.type === 'assistant_note' && (!kind || e.kind === kind));
-const errorOf = (round: Round) => round.events.find((e) => e.type === 'round_error')?.message ?? '';
+/** A text the round keeps said, in English (the tests' language). */
+const english = (text: Told) => (typeof text === 'string' ? text : tellInEnglish(text));
+const notesOf = (round: Round, kind?: string) =>
+  round.events.flatMap((e) => (e.type === 'assistant_note' && (!kind || e.kind === kind) ? [{ ...e, message: english(e.message) }] : []));
+const errorOf = (round: Round) => {
+  const error = round.events.find((e) => e.type === 'round_error');
+  return error?.type === 'round_error' ? english(error.message) : '';
+};
 const toolMessages = (request: RecordedRequest) => (request.body?.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
 
 async function askWith(model: string, question = 'Go', options: AskOptions = {}, sessionId = 'main') {

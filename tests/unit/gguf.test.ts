@@ -1,3 +1,4 @@
+import { tellInEnglish } from '../../src/lib/i18n/said';
 import { describe, expect, it } from 'vitest';
 import { ALIGNMENT, GGML_TYPE, SHAPES, SPECIAL_TOKENS, byteChars, ggufBytes, ggufChunks, toHalf } from '../../scripts/gguf.mjs';
 import { GgufError, readGgufHeader, truncation, type GgufHeader } from '../../src/lib/local-model/gguf';
@@ -180,7 +181,7 @@ describe('the GGUF reader', () => {
 
   it('says a file cut inside its data is cut short, and a whole one is not', () => {
     const cut = tiny.subarray(0, tiny.byteLength - 1000);
-    expect(truncation(readGgufHeader(cut), cut.byteLength)).toContain('cut short');
+    expect(tellInEnglish(truncation(readGgufHeader(cut), cut.byteLength)!)).toContain('cut short');
     expect(truncation(header, tiny.byteLength)).toBeNull();
   });
 });

@@ -39,6 +39,13 @@ export const CONVERTED = [
   'src/ui/AssignmentDialog.svelte',
   'src/ui/AssignmentPanel.svelte',
   'src/ui/GradingPanel.svelte',
+  'src/ui/Chat.svelte',
+  'src/ui/AskReply.svelte',
+  'src/ui/RoundView.svelte',
+  'src/ui/InputField.svelte',
+  'src/ui/Editor.svelte',
+  'src/ui/AssistantSettings.svelte',
+  'src/ui/LocalModelSettings.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);
@@ -95,8 +102,9 @@ export function literalTexts(file: string, source: string): Literal[] {
       const text = String((n.value as { cooked?: string }).cooked ?? '');
       if (PROSE.test(text)) report(n, text);
     }
-    // An import's source and a property's name are not shown.
+    // An import's source and a property's name are not shown (CodeMirror's phrases are keyed by their English).
     if (n.type === 'ImportDeclaration') return;
+    if (n.type === 'Property' && !n.computed) return script(n.value);
     for (const [key, value] of Object.entries(n)) if (key !== 'loc' && value && typeof value === 'object') script(value);
   }
 

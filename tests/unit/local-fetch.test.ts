@@ -5,6 +5,8 @@ import { openDb } from '../../src/lib/storage/db';
 import { ask } from '../../src/lib/assistant/ask';
 import { AssistantEndpoint, LOCAL_BASE_URL, localConnection } from '../../src/lib/assistant/endpoint';
 import { AnswerReader, chatMessages, fitMessages, localFetch, turnSchema, type LocalTransport } from '../../src/lib/assistant/local-fetch';
+import { tellInEnglish } from '../../src/lib/i18n/said';
+import { setLocale } from '../../src/lib/i18n/catalog';
 import { TOOLS } from '../../src/lib/assistant/tools';
 import type { Round, RoundEvent } from '../../src/lib/chat/types';
 import type { ChatMessage, CompletionResult, JsonSchemaFormat, LocalModel, ModelInfo } from '../../src/lib/local-model/client';
@@ -83,7 +85,7 @@ class ScriptedModel implements LocalModel {
 
 /** An endpoint whose connection is the local adapter over `model` (the page's would load a kept file). */
 function localEndpoint(base: AssistantEndpoint, model: LocalModel, notes: string[] = []): AssistantEndpoint {
-  const transport: LocalTransport = { model: async () => model, onCut: (message) => notes.push(message) };
+  const transport: LocalTransport = { model: async () => model, onCut: (note) => notes.push(tellInEnglish(note)) };
   // What ask() uses of an endpoint: its settings, whether it is set up, its connection (for a session, maybe in the background).
   const connection = (options: { session?: string; background?: boolean } = {}) => localConnection('scripted', { ...transport, session: options.session, background: options.background });
   return { settings: base.settings, configured: true, connection } as unknown as AssistantEndpoint;
@@ -199,6 +201,42 @@ describe('the local model behind the endpoint interface', () => {
     expect(chatML(model.prompts[neighbour])).not.toContain('Add up 0..9');
   });
 
+  it('its fixed prefix is one per language: after a change of language a question starts with that language’s system message, never the prefix read ahead in the other', async () => {
+    const model = new ScriptedModel();
+    const chatML = (messages: ChatMessage[]) => messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('');
+    await engine.open('languages');
+    const asked = async (question: string) => {
+      const before = model.prompts.length;
+      const aheads = model.readAheads.length;
+      expect((await ask(engine, 'languages', question, { endpoint: localEndpoint(endpoint, model), autoRun: true })).state).toBe('finished');
+      await vi.waitFor(() => expect(model.readAheads.length).toBe(aheads + 1));
+      return { first: model.prompts[before], ahead: model.readAheads.at(-1)! };
+    };
+    try {
+      const english = await asked('Add up 0..9');
+      expect(english.first[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Answer in English') });
+      expect(english.ahead[0].content).toBe(english.first[0].content);
+
+      await setLocale('fr');
+      const french = await asked('Et le double ?');
+      expect(french.first[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Answer in French (Français)') });
+      expect(french.first[0].content).not.toContain('Answer in English');
+      // The English prefix the model read ahead is not where the French question starts.
+      expect(chatML(french.first).startsWith(chatML(english.ahead.slice(0, -1)))).toBe(false);
+      expect(french.ahead[0].content).toBe(french.first[0].content);
+
+      // Another French question reuses the French prefix, read ahead word for word.
+      const again = await asked('Et la moitié ?');
+      expect(chatML(again.first).startsWith(chatML(french.ahead.slice(0, -1)))).toBe(true);
+
+      await setLocale('en');
+      const back = await asked('And in English?');
+      expect(back.first[0].content).toBe(english.first[0].content);
+    } finally {
+      await setLocale('en');
+    }
+  });
+
   it('fits a prompt the model refused as too long, and the round says what was left out', async () => {
     const model = new ScriptedModel();
     const notes: string[] = [];
@@ -207,7 +245,7 @@ describe('the local model behind the endpoint interface', () => {
     model.contextTokens = 900;
     const round = await ask(engine, 'local', 'Add up 0..9', { endpoint: localEndpoint(endpoint, model, notes), autoRun: true });
     expect(round.state).toBe('finished');
-    expect(notes[0]).toMatch(/^To fit the model’s context of 900 tokens, left out \d+ earlier messages of this session/);
+    expect(notes[0]).toMatch(/^To fit the model’s context of 900 tokens, left out earlier messages of this session \(\d+\)/);
     const last = model.prompts.at(-1)!;
     expect(last.reduce((n, m) => n + m.content.length, 0) / 2).toBeLessThanOrEqual(900);
     expect(last.some((m) => m.content.includes('Question 0'))).toBe(false);
@@ -277,9 +315,9 @@ describe('its parts', () => {
       ...messages.slice(4),
     ];
     const whole = chatMessages(long, TOOLS).reduce((n, m) => n + m.content.length + 16, 0);
-    expect(fitMessages(long, TOOLS, whole).cut).toBe('');
+    expect(fitMessages(long, TOOLS, whole).cut).toBeNull();
     const fitted = fitMessages(long, TOOLS, whole - 500);
-    expect(fitted.cut).toBe('2 earlier messages of this session, the output of 1 earlier run');
+    expect(tellInEnglish(fitted.cut!)).toBe('earlier messages of this session (2) and the output of earlier runs (1)');
     expect(fitted.messages.map((m) => m.content)).toContain('Output of run_python:\n[output left out to fit the model’s context]');
     expect(fitted.messages.at(-1)?.content).toBe('Output of run_python:\nstdout:\n1');
     expect(fitted.messages[1].content).toBe('Sum it');

@@ -1,3 +1,4 @@
+import { tellInEnglish, type Said } from '../../src/lib/i18n/said';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LocalModel } from '../../src/lib/local-model/client';
 
@@ -102,6 +103,7 @@ describe('LocalModelHost', () => {
     const host = new LocalModelHost(60_000);
     kept.delete('a');
     await expect(host.use('a')).rejects.toThrow('This model is no longer kept in this browser');
-    expect(host.state).toMatchObject({ state: 'failed', id: 'a', error: expect.stringContaining('add it again in Settings → Assistant') });
+    expect(host.state).toMatchObject({ state: 'failed', id: 'a', error: { key: 'chat_model_gone' } });
+    expect(tellInEnglish((host.state as { error: Said }).error)).toContain('add it again in Settings → Assistant');
   });
 });

@@ -17,6 +17,9 @@ import { sleep } from '../timing';
 import { RunOutput, summarizeRun } from './run-summary';
 import { streamTurn, TurnError, type ModelTurn, type ToolCallRequest } from './stream';
 import { describeFiles, describeVariables, parseRunArguments, TOOL_NAMES, TOOLS } from './tools';
+import { currentLocale } from '../i18n/catalog';
+import type { Locale } from '../i18n/locales';
+import { said, SaidError, tellInEnglish, type Said } from '../i18n/said';
 
 /** The part of the session engine a question needs: the same run (queue, time limit, Stop) as typed code. */
 /** What input() raises in code the assistant runs: the model reads it in the run's result and can write code that needs none. */
@@ -60,13 +63,13 @@ const TOOL_RESULT_LIMIT = 6000;
 class Stopped extends Error {}
 
 /** A limit or an error ends the round with a note. */
-class RoundOver extends Error {
+class RoundOver extends SaidError {
   constructor(
-    message: string,
+    said: Said,
     readonly state: RoundState,
     readonly note?: 'limit',
   ) {
-    super(message);
+    super(said);
   }
 }
 
@@ -139,8 +142,8 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   let scrub = (text: string) => text;
   let readAhead: (() => Promise<void>) | null = null;
   try {
-    if (!endpoint.configured) throw new RoundOver('Set the assistant’s Base URL and Model in Settings → Assistant first.', 'failed');
-    if (!question.trim()) throw new RoundOver('The question is empty: type what you want to know.', 'failed');
+    if (!endpoint.configured) throw new RoundOver(said('chat_err_not_configured'), 'failed');
+    if (!question.trim()) throw new RoundOver(said('chat_err_empty_question'), 'failed');
     const connection = endpoint.connection({ onNote: (kind, message) => emit({ type: 'assistant_note', kind, message }), session: sessionId });
     scrub = connection.scrub;
     const ctx: ErrorContext = { origin: connection.origin, model: connection.model, scrub };
@@ -167,16 +170,18 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
       contextTokens: Math.min(settings.contextTokens, small.contextTokens),
       memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens),
     };
-    const contextOf = (on: CodeChannel) => (small ? smallModelSystem() : buildContext(snapshot, on, settings.contextTokens));
+    // The model answers in the language PyTabs is shown in when the question is sent.
+    const locale = currentLocale();
+    const contextOf = (on: CodeChannel) => (small ? smallModelSystem(locale) : buildContext(snapshot, on, settings.contextTokens, locale));
     const memory: ChatCompletionMessageParam[] = budgets ? buildVerbatimMemory(earlierRounds, budgets.memoryTokens) : buildMemory(earlierRounds, settings.memoryTokens);
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: contextOf(channel) },
       ...memory,
-      { role: 'user', content: budgets ? smallModelQuestion(snapshot, question, budgets.contextTokens) : question },
+      { role: 'user', content: budgets ? smallModelQuestion(snapshot, question, budgets.contextTokens, locale) : question },
     ];
     const asked = messages.length - 1;
     if (budgets) {
-      readAhead = () => readNextQuestion(engine, sessionId, createClient(endpoint.connection({ session: sessionId, background: true })), connection.model, budgets);
+      readAhead = () => readNextQuestion(engine, sessionId, createClient(endpoint.connection({ session: sessionId, background: true })), connection.model, budgets, currentLocale());
     }
     const recordSent = () => {
       const sent = messages.flatMap(sentMessage);
@@ -203,20 +208,20 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
           if (error.error.kind === 'tools_unsupported' && channel === 'tools' && !error.shown) {
             channel = 'fenced';
             messages[0] = { role: 'system', content: contextOf(channel) };
-            emit({ type: 'assistant_note', kind: 'no_tools', message: 'The model takes no tools, so it was asked again to write its code in python blocks.' });
+            emit({ type: 'assistant_note', kind: 'no_tools', message: said('chat_note_no_tools_asked_again') });
             recordSent();
             attempt = 0;
             continue;
           }
           const wait = error.shown ? null : retryDelay(error.error, attempt, retry);
           if (wait === null) {
-            const tried = error.error.retryable && !error.shown && attempt > 1 ? ` It still failed after ${attempt - 1} ${attempt > 2 ? 'retries' : 'retry'}; wait a moment and ask again.` : '';
-            throw new AssistantError(error.error.kind, error.error.message + tried, error.error.status);
+            if (!(error.error.retryable && !error.shown && attempt > 1)) throw error.error;
+            throw new AssistantError(error.error.kind, said('chat_err_still_failed', { error: error.error.said, retries: attempt - 1 }), error.error.status);
           }
           emit({
             type: 'assistant_note',
             kind: 'retry',
-            message: `${error.error.message} Trying again in ${Math.max(1, Math.round(wait / 1000))} s (retry ${attempt} of ${retry.retries}).`,
+            message: said('chat_note_retry', { error: error.error.said, seconds: Math.max(1, Math.round(wait / 1000)), attempt, retries: retry.retries }),
           });
           try {
             await sleep(wait, signal);
@@ -229,15 +234,12 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
 
     for (let step = 0; ; step++) {
       if (step >= settings.maxTurns) {
-        throw new RoundOver(`The assistant asked the model ${settings.maxTurns} times without an answer (the limit per question, Settings → Assistant). Ask again to go on.`, 'finished', 'limit');
+        throw new RoundOver(said('chat_limit_turns', { count: settings.maxTurns }), 'finished', 'limit');
       }
       const turn = await requestTurn(step);
       if (turn.usage) emit({ type: 'usage', step, ...turn.usage });
       if (turn.finishReason === 'length') {
-        throw new RoundOver(
-          'The model’s reply reached its length limit (finish_reason: length) and was cut off. Ask for a shorter answer, or raise the model’s output limit (max tokens) on the server.',
-          'failed',
-        );
+        throw new RoundOver(said('chat_err_length'), 'failed');
       }
       if (turn.toolCalls.length) {
         loop.usedTools = true;
@@ -261,7 +263,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
       }
       if (channel === 'tools') {
         channel = 'fenced';
-        emit({ type: 'assistant_note', kind: 'no_tools', message: 'The model wrote its code as python blocks instead of calling the tool; they run the same way.' });
+        emit({ type: 'assistant_note', kind: 'no_tools', message: said('chat_note_fenced') });
       }
       messages.push({ role: 'assistant', content: turn.text });
       const outputs: string[] = [];
@@ -281,20 +283,21 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   } catch (error) {
     if (error instanceof Stopped || signal.aborted) {
       state = 'stopped';
-      emit({ type: 'assistant_note', kind: 'stopped', message: 'Stopped. What the assistant had shown is kept.' });
+      emit({ type: 'assistant_note', kind: 'stopped', message: said('chat_note_stopped') });
     } else if (error instanceof RoundOver) {
       state = error.state;
-      if (error.note) emit({ type: 'assistant_note', kind: error.note, message: error.message });
-      else emit({ type: 'round_error', message: error.message });
+      if (error.note) emit({ type: 'assistant_note', kind: error.note, message: error.said });
+      else emit({ type: 'round_error', message: error.said });
     } else {
       state = 'failed';
-      emit({ type: 'round_error', message: scrub(error instanceof Error ? error.message : String(error)) });
+      // PyTabs' own errors are kept said (their parameters were scrubbed where they quote a server); others as they came.
+      emit({ type: 'round_error', message: error instanceof SaidError ? error.said : scrub(error instanceof Error ? error.message : String(error)) });
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
 
-  const finished = await finishRound(round, state, t0, transcript, history, emit, (error) => scrub(error instanceof Error ? error.message : String(error)));
+  const finished = await finishRound(round, state, t0, transcript, history, emit, (error) => (error instanceof SaidError ? error.said : scrub(error instanceof Error ? error.message : String(error))));
   if (finished.state === 'finished' && readAhead) void readAhead().catch(() => undefined);
   return finished;
 }
@@ -314,7 +317,7 @@ export async function prepareAsk(engine: AssistantEngine, sessionId: string, opt
   const { small } = connection;
   if (!small) return;
   const budgets = { contextTokens: Math.min(settings.contextTokens, small.contextTokens), memoryTokens: Math.min(settings.memoryTokens, small.memoryTokens) };
-  await readNextQuestion(engine, sessionId, createClient(connection), connection.model, budgets);
+  await readNextQuestion(engine, sessionId, createClient(connection), connection.model, budgets, currentLocale());
 }
 
 /**
@@ -324,7 +327,14 @@ export async function prepareAsk(engine: AssistantEngine, sessionId: string, opt
  * question. It is the next prompt's start only if nothing changes in between (a Code round
  * does): llama.cpp then reuses what still matches.
  */
-async function readNextQuestion(engine: AssistantEngine, sessionId: string, client: ReturnType<typeof createClient>, model: string, budgets: { contextTokens: number; memoryTokens: number }): Promise<void> {
+async function readNextQuestion(
+  engine: AssistantEngine,
+  sessionId: string,
+  client: ReturnType<typeof createClient>,
+  model: string,
+  budgets: { contextTokens: number; memoryTokens: number },
+  locale: Locale,
+): Promise<void> {
   const [files, variables, sessionVars, rounds] = await Promise.all([
     engine.listFiles(sessionId),
     engine.listVariables(sessionId),
@@ -335,9 +345,9 @@ async function readNextQuestion(engine: AssistantEngine, sessionId: string, clie
   await client.chat.completions.create({
     model,
     messages: [
-      { role: 'system', content: smallModelSystem() },
+      { role: 'system', content: smallModelSystem(locale) },
       ...buildVerbatimMemory(rounds, budgets.memoryTokens),
-      { role: 'user', content: smallModelQuestion(snapshot, '', budgets.contextTokens) },
+      { role: 'user', content: smallModelQuestion(snapshot, '', budgets.contextTokens, locale) },
     ],
     tools: TOOLS,
     max_tokens: 1,
@@ -393,7 +403,7 @@ class RoundLoop {
     if (this.signal.aborted) throw new Stopped();
     if (call.name === 'run_python') {
       const parsed = parseRunArguments(call.arguments);
-      if ('error' in parsed) return this.badCall(`Your arguments to run_python were ${parsed.error}. Call run_python again with a JSON object: {"code": "<the Python code>"}.`);
+      if ('error' in parsed) return this.badCall(said('chat_note_bad_arguments', { error: parsed.error }));
       return this.runCode(call.id, parsed.code, step, 'tool');
     }
     if (call.name === 'list_variables') {
@@ -404,35 +414,28 @@ class RoundLoop {
       this.failuresInRow = 0;
       return clip(describeFiles(await this.engine.listFiles(this.sessionId)), TOOL_RESULT_LIMIT);
     }
-    return this.badCall(`There is no tool named “${clip(call.name, 100)}”. The tools are ${TOOL_NAMES.join(', ')}.`);
+    return this.badCall(said('chat_note_no_such_tool', { name: clip(call.name, 100), tools: TOOL_NAMES.join(', ') }));
   }
 
-  private badCall(message: string): string {
-    this.emit({ type: 'assistant_note', kind: 'bad_arguments', message });
+  /** The note the person sees, in their language; the model is told in English, as the rest of its prompt. */
+  private badCall(note: Said): string {
+    this.emit({ type: 'assistant_note', kind: 'bad_arguments', message: note });
     this.failed();
-    return message;
+    return tellInEnglish(note);
   }
 
   private failed(): void {
     this.lastFailed = true;
     this.failuresInRow++;
     if (this.failuresInRow >= this.settings.maxFailedRuns) {
-      this.over = new RoundOver(
-        `Stopped after ${this.failuresInRow} failed attempts in a row (the limit per question, Settings → Assistant). Look at the errors above, or ask again differently.`,
-        'failed',
-        'limit',
-      );
+      this.over = new RoundOver(said('chat_limit_failures', { count: this.failuresInRow }), 'failed', 'limit');
     }
   }
 
   /** Shows a code card, asks for approval when needed, runs it, and returns what the model hears. */
   async runCode(callId: string, proposed: string, step: number, source: 'tool' | 'fenced'): Promise<string> {
     if (this.runs >= this.settings.maxRuns) {
-      throw new RoundOver(
-        `The assistant wanted to run more code, but a question runs at most ${this.settings.maxRuns} times (Settings → Assistant). Ask again to go on.`,
-        'finished',
-        'limit',
-      );
+      throw new RoundOver(said('chat_limit_runs', { count: this.settings.maxRuns }), 'finished', 'limit');
     }
     const card: CodeCard = { type: 'code_card', block: this.block++, step, callId, source, proposed, code: proposed, status: 'proposed' };
     this.emit(card);
@@ -493,11 +496,7 @@ class RoundLoop {
       this.errors.set(key, seen);
       this.failed();
       if (!this.over && seen >= this.settings.maxSameError) {
-        this.over = new RoundOver(
-          `Stopped: the same error came back ${seen} times (${clip(key, 200)}). Look at the code and the error above, or ask again differently.`,
-          'failed',
-          'limit',
-        );
+        this.over = new RoundOver(said('chat_limit_same_error', { count: seen, error: clip(key, 200) }), 'failed', 'limit');
       }
     } else {
       this.lastFailed = false;

@@ -1,3 +1,5 @@
+import { SaidError, type Said } from '../i18n/said';
+
 export type AssistantErrorKind =
   /** 401 */
   | 'key_refused'
@@ -25,16 +27,19 @@ export type AssistantErrorKind =
   | 'local_model'
   | 'aborted';
 
-/** A failure of a request to the model, with a message for the person (never holding the key). */
-export class AssistantError extends Error {
+/**
+ * A failure of a request to the model, said for the person (never holding the key); its
+ * message is the English, for logs. A SaidError, so errorText tells it in the reader's language.
+ */
+export class AssistantError extends SaidError {
   constructor(
     readonly kind: AssistantErrorKind,
-    message: string,
+    said: Said,
     readonly status?: number,
     /** From `retry-after-ms` / `retry-after` when the server sent (and CORS exposed) them. */
     readonly retryAfterMs?: number,
   ) {
-    super(message);
+    super(said);
     this.name = 'AssistantError';
   }
 

@@ -4,12 +4,15 @@ import type { AssistantEndpoint, EndpointConnection } from './endpoint';
 import { classifyRequestError } from './errors';
 import { OriginRefusedError } from './guarded-fetch';
 import { corsFix, reachFix } from './presets';
+import { said, SaidError, tellInEnglish, type Said } from '../i18n/said';
 
 export type ConnectionStatus = 'ok' | 'unreachable' | 'blocked' | 'key_refused' | 'model_not_found' | 'error';
 
 export interface ConnectionReport {
   status: ConnectionStatus;
-  /** What happened and what to do, for the person; never holds the key. */
+  /** What happened and what to do, for the person (told where it is shown); never holds the key. */
+  said: Said;
+  /** The same in English, for logs. */
   message: string;
   /** The model's name as the server gave it, when working. */
   model?: string;
@@ -19,10 +22,20 @@ export interface ConnectionReport {
 
 const MODELS_SHOWN = 20;
 
-function listed(models: string[] | undefined): string {
+function listed(models: string[] | undefined): Said | '' {
   if (!models?.length) return '';
   const shown = models.slice(0, MODELS_SHOWN).join(', ');
-  return ` It has: ${shown}${models.length > MODELS_SHOWN ? `, and ${models.length - MODELS_SHOWN} more` : ''}.`;
+  return models.length > MODELS_SHOWN ? said('chat_conn_has_more', { models: shown, more: models.length - MODELS_SHOWN }) : said('chat_conn_has', { models: shown });
+}
+
+function report(status: ConnectionStatus, text: Said, more: Omit<ConnectionReport, 'status' | 'said' | 'message'> = {}): ConnectionReport {
+  return { status, said: text, message: tellInEnglish(text), ...more };
+}
+
+/** An error's said text, or its words as they came. */
+function saidOf(error: unknown): Said {
+  if (error instanceof SaidError) return error.said;
+  return said('chat_conn_error', { error: error instanceof Error ? error.message : String(error) });
 }
 
 /** Whether a failed request got no answer the page could read (down, or refused by the browser). */
@@ -47,7 +60,7 @@ export async function testConnection(
   try {
     connection = 'connection' in endpoint ? endpoint.connection() : endpoint;
   } catch (error) {
-    return { status: 'error', message: error instanceof Error ? error.message : String(error) };
+    return report('error', saidOf(error));
   }
   const pageOrigin = options.pageOrigin ?? globalThis.location?.origin;
   const client = createClient(connection);
@@ -55,17 +68,14 @@ export async function testConnection(
   const unanswered = async (): Promise<ConnectionReport> => {
     const url = `${connection.baseUrl.replace(/\/+$/, '')}/models`;
     if (await connection.probe(url, options.signal)) {
-      return {
-        status: 'blocked',
-        message: `The server at ${connection.origin} answered, but the browser did not let this page read the answer (CORS or local network permission). ${corsFix(connection.baseUrl, pageOrigin)}`,
-      };
+      return report('blocked', said('chat_conn_blocked', { origin: connection.origin, fix: corsFix(connection.baseUrl, pageOrigin) }));
     }
-    return { status: 'unreachable', message: `Nothing answered at ${connection.origin}. ${reachFix(connection.baseUrl, pageOrigin)}` };
+    return report('unreachable', said('chat_conn_unreachable', { origin: connection.origin, fix: reachFix(connection.baseUrl, pageOrigin) }));
   };
   const failed = (error: unknown): ConnectionReport => {
     const classified = classifyRequestError(error, ctx);
-    if (classified.kind === 'key_refused' || classified.kind === 'forbidden') return { status: 'key_refused', message: classified.message };
-    return { status: 'error', message: classified.message };
+    if (classified.kind === 'key_refused' || classified.kind === 'forbidden') return report('key_refused', classified.said);
+    return report('error', classified.said);
   };
 
   let models: string[] | undefined;
@@ -79,8 +89,8 @@ export async function testConnection(
     // Some servers have no model list (404, 405): the one-token request below decides.
   }
   const model = connection.model.trim();
-  if (!model) return { status: 'model_not_found', message: `The endpoint answers; enter a Model.${listed(models)}`, models };
-  if (models?.includes(model)) return { status: 'ok', message: `Working: ${model} at ${connection.origin}.`, model, models };
+  if (!model) return report('model_not_found', said('chat_conn_no_model', { models: listed(models) }), { models });
+  if (models?.includes(model)) return report('ok', said('chat_conn_working', { model, origin: connection.origin }), { model, models });
 
   try {
     const reply = await client.chat.completions.create(
@@ -88,16 +98,16 @@ export async function testConnection(
       { signal: options.signal },
     );
     const name = reply.model || model;
-    return { status: 'ok', message: `Working: ${name} at ${connection.origin}.`, model: name, ...(models ? { models } : {}) };
+    return report('ok', said('chat_conn_working', { model: name, origin: connection.origin }), { model: name, ...(models ? { models } : {}) });
   } catch (error) {
     if (error instanceof APIUserAbortError) throw error;
     if (noAnswer(error)) return unanswered();
-    const report = failed(error);
-    if (report.status === 'key_refused') return report;
+    const refused = failed(error);
+    if (refused.status === 'key_refused') return refused;
     const classified = classifyRequestError(error, ctx);
     if (classified.kind === 'model_not_found' || (models && !models.includes(model))) {
-      return { status: 'model_not_found', message: `The endpoint has no model named “${model}”.${listed(models)}`, ...(models ? { models } : {}) };
+      return report('model_not_found', said('chat_conn_model_missing', { model, models: listed(models) }), models ? { models } : {});
     }
-    return report;
+    return refused;
   }
 }

@@ -1,4 +1,5 @@
 import { formatBytes } from '../format';
+import { BASE_LOCALE, LANGUAGE_NAMES, type Locale } from '../i18n/locales';
 import type { VariableInfo, WorkspaceEntry } from '../worker-api';
 
 /** Tokens are estimated at about four characters each: enough to keep a budget, no tokenizer needed. */
@@ -26,10 +27,11 @@ export type CodeChannel = 'tools' | 'fenced';
  * so that it is the same text in every round of every session and its state is read once per
  * loaded model. The session's files and variables go with each question (smallModelQuestion).
  */
-export function smallModelSystem(): string {
+export function smallModelSystem(locale: Locale = BASE_LOCALE): string {
   return [
     'You are the assistant of PyTabs. You answer questions about the person’s data by running Python (Pyodide) in their session; variables and files stay between runs.',
     'Keep code short and print what you need. Then answer in plain words with the numbers you found.',
+    answerIn(locale),
     '## Environment',
     '- The working directory holds the files listed with each question. read_excel(path) reads .xlsx/.csv as a list of dicts; pandas, numpy and matplotlib can be imported; there is no network.',
   ].join('\n');
@@ -40,13 +42,34 @@ export function smallModelSystem(): string {
  * question. They come with the question rather than in the system message because they change
  * as code runs, and text that changes makes the model read everything after it again.
  */
-export function smallModelQuestion(snapshot: SessionSnapshot, question: string, budgetTokens: number): string {
+export function smallModelQuestion(snapshot: SessionSnapshot, question: string, budgetTokens: number, locale: Locale = BASE_LOCALE): string {
   // The budget is the system message's and the state's together, as buildContext's is.
-  const room = Math.max(0, budgetTokens * CHARS_PER_TOKEN - smallModelSystem().length - 2);
+  const room = Math.max(0, budgetTokens * CHARS_PER_TOKEN - smallModelSystem(locale).length - 2);
   return `${sessionState(snapshot, room)}\n\n## Question\n${question}`;
 }
 
-function instructions(channel: CodeChannel): string {
+/** The English names models know best, for the languages of the pseudo-locales too (they read as English). */
+const MODEL_LANGUAGE: Record<Locale, string> = {
+  en: 'English',
+  fr: 'French',
+  es: 'Spanish',
+  de: 'German',
+  'pt-BR': 'Brazilian Portuguese',
+  uk: 'Ukrainian',
+  'zh-CN': 'Simplified Chinese',
+  ar: 'Arabic',
+  'en-XA': 'English',
+  'ar-XB': 'English',
+};
+
+/** The line that has the model answer in the person's language: the language PyTabs is shown in. */
+export function answerIn(locale: Locale): string {
+  const name = MODEL_LANGUAGE[locale];
+  const own = LANGUAGE_NAMES[locale];
+  return `Answer in ${name}${own !== name && !locale.includes('-X') ? ` (${own})` : ''}, the language the person reads PyTabs in; code, names and outputs stay as they are.`;
+}
+
+function instructions(channel: CodeChannel, locale: Locale): string {
   const how =
     channel === 'tools'
       ? 'To run Python, call the run_python tool with the code; list_variables and list_files show the current state. You see each run’s output and may run more code.'
@@ -55,6 +78,7 @@ function instructions(channel: CodeChannel): string {
     'You are the assistant of PyTabs, a Python workspace in the browser. You answer questions about the person’s data by running Python in their session.',
     how,
     'Variables and files stay in the session between runs and between questions. Keep code short; print what you need to see. When you have the answer, give it in plain words with the numbers you found, without repeating all the code.',
+    answerIn(locale),
   ].join('\n');
 }
 
@@ -107,8 +131,8 @@ function fit(section: Section, room: number): string {
  * The system message of a round: what the assistant is and may do, the environment, and the
  * session's state (sessionState), bounded to about `budgetTokens`.
  */
-export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number): string {
-  const head = `${instructions(channel)}\n\n${environment(snapshot.packageIndexUrl)}`;
+export function buildContext(snapshot: SessionSnapshot, channel: CodeChannel, budgetTokens: number, locale: Locale = BASE_LOCALE): string {
+  const head = `${instructions(channel, locale)}\n\n${environment(snapshot.packageIndexUrl)}`;
   return `${head}\n\n${sessionState(snapshot, Math.max(0, budgetTokens * CHARS_PER_TOKEN - head.length - 2))}`;
 }
 

@@ -13,6 +13,7 @@ import { originOf } from './presets';
 import { localModelHost } from '../local-model/host';
 import { localFetch, type LocalTransport } from './local-fetch';
 import type { AssistantNoteKind } from './events';
+import { said, SaidError, type Said } from '../i18n/said';
 
 /** The address the `openai` client is given for the model in this browser: never fetched (.invalid), answered by localFetch. */
 export const LOCAL_BASE_URL = 'http://model-in-this-browser.invalid/v1';
@@ -109,8 +110,8 @@ export class AssistantEndpoint {
     const key = apiKey.trim();
     if (!key) return this.forgetKey();
     const origin = originOf(this.#settings.baseUrl);
-    if (!origin) throw new Error('Set the Base URL first: the key is kept for that address only.');
-    if (/\s/.test(key)) throw new Error('The API key has spaces or line breaks in it; paste the key alone.');
+    if (!origin) throw new SaidError(said('chat_err_key_needs_base'));
+    if (/\s/.test(key)) throw new SaidError(said('chat_err_key_spaces'));
     if (remember) await writeStoredKey(this.store, { origin, apiKey: key });
     else await deleteStoredKey(this.store);
     this.#key = key;
@@ -130,11 +131,11 @@ export class AssistantEndpoint {
    * `onNote` hears what a round should show of the model in this browser (loading it, what was
    * cut to fit its context).
    */
-  connection(overrides: { model?: string; onNote?: (kind: AssistantNoteKind, message: string) => void; session?: string; background?: boolean } = {}): EndpointConnection {
+  connection(overrides: { model?: string; onNote?: (kind: AssistantNoteKind, note: Said) => void; session?: string; background?: boolean } = {}): EndpointConnection {
     if (this.#settings.provider === 'local') return hostedConnection(this.#settings.localModel, overrides);
     const { baseUrl } = this.#settings;
     const origin = originOf(baseUrl);
-    if (!origin) throw new Error('Set the assistant’s Base URL in Settings → Assistant first.');
+    if (!origin) throw new SaidError(said('chat_err_no_base'));
     return {
       baseUrl,
       origin,
@@ -153,12 +154,12 @@ export class AssistantEndpoint {
 /** The model in this browser as a connection: no network, no key; the page's one model host loads it. */
 function hostedConnection(
   id: string,
-  { onNote, session, background }: { onNote?: (kind: AssistantNoteKind, message: string) => void; session?: string; background?: boolean },
+  { onNote, session, background }: { onNote?: (kind: AssistantNoteKind, note: Said) => void; session?: string; background?: boolean },
 ): EndpointConnection {
-  if (!id) throw new Error('Choose a model in Settings → Assistant first.');
+  if (!id) throw new SaidError(said('chat_err_no_local_model'));
   return localConnection(id, {
-    model: () => localModelHost.use(id, (name, bytes) => onNote?.('model_loading', `Loading ${name} (${formatBytes(bytes)}) in this browser; the first question waits for it.`)),
-    onCut: (message) => onNote?.('context_cut', message),
+    model: () => localModelHost.use(id, (name, bytes) => onNote?.('model_loading', said('chat_note_model_loading', { name, size: formatBytes(bytes) }))),
+    onCut: (note) => onNote?.('context_cut', note),
     session,
     background,
   });

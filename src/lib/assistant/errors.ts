@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { OriginRefusedError } from './guarded-fetch';
 import { AssistantError } from './assistant-error';
+import { said, type Said } from '../i18n/said';
 
 export interface ErrorContext {
   origin: string;
@@ -8,12 +9,17 @@ export interface ErrorContext {
   scrub: (text: string) => string;
 }
 
-/** The server's own words, scrubbed and short. */
-function serverSays(error: APIError, ctx: ErrorContext): string {
+/** The server's own words, scrubbed and short, as they stand in a message ('' when it said none). */
+function serverSays(error: APIError, ctx: ErrorContext): Said | '' {
+  const clean = serverText(error, ctx);
+  return clean ? said('chat_err_server_said', { text: clean }) : '';
+}
+
+function serverText(error: APIError, ctx: ErrorContext): string {
   const body = error.error as { message?: unknown } | undefined;
   const text = typeof body?.message === 'string' ? body.message : '';
   const clean = ctx.scrub(text).replace(/\s+/g, ' ').trim();
-  return clean ? ` The server said: “${clean.length > 300 ? clean.slice(0, 299) + '…' : clean}”` : '';
+  return clean.length > 300 ? clean.slice(0, 299) + '…' : clean;
 }
 
 export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
@@ -30,19 +36,16 @@ export function parseRetryAfter(headers: Headers | undefined, now = Date.now()):
 /** An error thrown by a request (before any of its reply arrived), in the person's terms. */
 export function classifyRequestError(error: unknown, ctx: ErrorContext): AssistantError {
   if (error instanceof AssistantError) return error;
-  if (error instanceof APIUserAbortError) return new AssistantError('aborted', 'Stopped.');
+  if (error instanceof APIUserAbortError) return new AssistantError('aborted', said('chat_err_stopped'));
   if (error instanceof APIConnectionTimeoutError) {
-    return new AssistantError('timeout', `The model endpoint at ${ctx.origin} did not answer in time.`);
+    return new AssistantError('timeout', said('chat_err_timeout', { origin: ctx.origin }));
   }
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof OriginRefusedError) return new AssistantError('origin_refused', cause.message);
+    if (cause instanceof OriginRefusedError) return new AssistantError('origin_refused', said('chat_err_origin_refused', { refused: cause.refused, allowed: cause.allowed }));
     // The model in this browser's own failures, already in the person's words (local-fetch.ts).
     if (cause instanceof AssistantError) return cause;
-    return new AssistantError(
-      'network',
-      `Could not reach the model endpoint at ${ctx.origin}: the server may be down, the Base URL wrong, or the browser blocked the request (CORS or local network access). Settings → Assistant → Test connection tells which.`,
-    );
+    return new AssistantError('network', said('chat_err_network', { origin: ctx.origin }));
   }
   if (error instanceof APIError && error.status !== undefined) {
     const status = error.status;
@@ -50,36 +53,33 @@ export function classifyRequestError(error: unknown, ctx: ErrorContext): Assista
     const type = String(error.type ?? '');
     if (status === 401) {
       // The server's words are left out: some echo the key they were sent.
-      return new AssistantError('key_refused', `The endpoint refused the API key (401). Check the API key in Settings → Assistant; it must be a key for ${ctx.origin}.`, 401);
+      return new AssistantError('key_refused', said('chat_err_key_refused', { origin: ctx.origin }), 401);
     }
     if (status === 403) {
-      return new AssistantError(
-        'forbidden',
-        `The endpoint refused access (403): the key is valid but may not use this model or project. Check the key’s permissions, or choose another model.`,
-        403,
-      );
+      return new AssistantError('forbidden', said('chat_err_forbidden'), 403);
     }
     if (code === 'insufficient_quota' || type === 'insufficient_quota') {
-      return new AssistantError('quota', 'The account behind this API key has no quota left (insufficient_quota). Add credit or a plan with the provider, or use another key; waiting will not help.', status);
+      return new AssistantError('quota', said('chat_err_quota'), status);
     }
     if (status === 429) {
-      return new AssistantError('rate_limited', `The endpoint is limiting requests (429).${serverSays(error, ctx)}`, 429, parseRetryAfter(error.headers));
+      return new AssistantError('rate_limited', said('chat_err_rate_limited', { server: serverSays(error, ctx) }), 429, parseRetryAfter(error.headers));
     }
     if (status >= 500) {
-      return new AssistantError('server', `The model endpoint failed (${status}).${serverSays(error, ctx)}`, status, parseRetryAfter(error.headers));
+      return new AssistantError('server', said('chat_err_server', { status, server: serverSays(error, ctx) }), status, parseRetryAfter(error.headers));
     }
-    const said = serverSays(error, ctx);
-    const aboutModel = /model/i.test(said) || code === 'model_not_found';
-    if (aboutModel && (status === 404 || /not (found|exist)|does not exist|unknown|no such/i.test(said))) {
-      return new AssistantError('model_not_found', `The endpoint has no model named “${ctx.model}” (${status}). Check the Model in Settings → Assistant; Test connection lists the models it has.${said}`, status);
+    const text = serverText(error, ctx);
+    const server = serverSays(error, ctx);
+    const aboutModel = /model/i.test(text) || code === 'model_not_found';
+    if (aboutModel && (status === 404 || /not (found|exist)|does not exist|unknown|no such/i.test(text))) {
+      return new AssistantError('model_not_found', said('chat_err_model_not_found', { model: ctx.model, status, server }), status);
     }
     if (status === 404) {
-      return new AssistantError('not_found', `The endpoint answered 404 (not found) at ${ctx.origin}: check the Base URL, which usually ends in /v1.${said}`, 404);
+      return new AssistantError('not_found', said('chat_err_not_found', { origin: ctx.origin, server }), 404);
     }
-    if (status === 400 && /tool/i.test(said) && /support/i.test(said)) {
-      return new AssistantError('tools_unsupported', `The model does not take tools.${said}`, status);
+    if (status === 400 && /tool/i.test(text) && /support/i.test(text)) {
+      return new AssistantError('tools_unsupported', said('chat_err_tools_unsupported', { server }), status);
     }
-    return new AssistantError('bad_request', `The endpoint refused the request (${status}).${said}`, status);
+    return new AssistantError('bad_request', said('chat_err_bad_request', { status, server }), status);
   }
   return streamError(error, ctx);
 }
@@ -87,12 +87,12 @@ export function classifyRequestError(error: unknown, ctx: ErrorContext): Assista
 /** An error raised while a reply streamed in. */
 export function classifyStreamError(error: unknown, ctx: ErrorContext): AssistantError {
   if (error instanceof AssistantError) return error;
-  if (error instanceof APIUserAbortError) return new AssistantError('aborted', 'Stopped.');
+  if (error instanceof APIUserAbortError) return new AssistantError('aborted', said('chat_err_stopped'));
   if (error instanceof APIError && error.status === undefined && !(error instanceof APIConnectionError)) {
     // An error event inside the stream (the server gave up mid-reply).
     const code = String(error.code ?? '');
     if (code === 'insufficient_quota') return classifyRequestError(new APIError(429, error.error, undefined, error.headers), ctx);
-    return new AssistantError('server', `The model endpoint reported an error in the middle of its reply.${serverSays(error, ctx)}`);
+    return new AssistantError('server', said('chat_err_mid_reply', { server: serverSays(error, ctx) }));
   }
   if (error instanceof APIError && error.status !== undefined) return classifyRequestError(error, ctx);
   return streamError(error, ctx);
@@ -100,9 +100,9 @@ export function classifyStreamError(error: unknown, ctx: ErrorContext): Assistan
 
 function streamError(error: unknown, ctx: ErrorContext): AssistantError {
   if (error instanceof SyntaxError) {
-    return new AssistantError('malformed', `The model endpoint sent a reply that is not a valid Chat Completions stream (${ctx.scrub(error.message)}). Check that the Base URL points at an OpenAI-compatible /v1 API.`);
+    return new AssistantError('malformed', said('chat_err_malformed', { detail: ctx.scrub(error.message) }));
   }
-  if (error instanceof Error && error.name === 'AbortError') return new AssistantError('aborted', 'Stopped.');
+  if (error instanceof Error && error.name === 'AbortError') return new AssistantError('aborted', said('chat_err_stopped'));
   const detail = error instanceof Error ? ctx.scrub(error.message) : ctx.scrub(String(error));
-  return new AssistantError('cut', `The connection to the model broke off before its reply was complete (${detail}). What arrived is kept; ask again to go on.`);
+  return new AssistantError('cut', said('chat_err_cut', { detail }));
 }

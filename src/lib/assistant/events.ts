@@ -4,6 +4,8 @@
  * number in the round). Part of `RoundEvent` (chat/types.ts).
  */
 
+import type { Said } from '../i18n/said';
+
 /** A message as sent to the model, for "what was sent". */
 export interface SentMessage {
   role: 'system' | 'user' | 'assistant';
@@ -65,7 +67,8 @@ export type AssistantEvent =
    * whose state the model kept from an earlier request, so that it read only the rest.
    */
   | { type: 'usage'; step: number; promptTokens: number; completionTokens: number; totalTokens: number; cachedTokens?: number }
-  | { type: 'assistant_note'; kind: AssistantNoteKind; message: string }
+  /** Said; plain words in rounds kept before texts were (chat/types.ts Told). */
+  | { type: 'assistant_note'; kind: AssistantNoteKind; message: string | Said }
   /**
    * A small model's round, from its question to its answer, word for word as sent: its next
    * question repeats it unchanged (memory.ts), so the model reads only what is new.

@@ -2,6 +2,13 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type { ChatMessage, CompletionResult, LocalModel } from '../local-model/client';
 import { promptTooLong } from '../local-model/worker-api';
 import { AssistantError } from './assistant-error';
+import { said, SaidError, type Said, type SaidValue } from '../i18n/said';
+
+/** A failure's own words: said when PyTabs wrote it, else as it came. */
+function reason(error: unknown): SaidValue {
+  if (error instanceof SaidError) return error.said;
+  return error instanceof Error ? error.message : String(error);
+}
 
 /**
  * The local model as an OpenAI-compatible server, behind the `fetch` the `openai` client is
@@ -19,7 +26,7 @@ export interface LocalTransport {
   /** The model, loaded on first use; the signal stops a load in progress. */
   model(signal?: AbortSignal): Promise<LocalModel>;
   /** Told, once per request that needed it, what was left out so that the prompt fits the model's context. */
-  onCut?(message: string): void;
+  onCut?(note: Said): void;
   /** The session the requests are for: the model's own turn texts are kept per session. */
   session?: string;
   /** Requests done ahead of a question (the read-ahead): any other request stops them. */
@@ -160,7 +167,7 @@ const sizeOf = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + m.
  * the outputs of this round's earlier runs (oldest first, the last one kept), then the end of
  * the system message's lists. Returns the messages and what was left out, in words ('' if nothing).
  */
-export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[], budgetChars: number, written?: WrittenTurns): { messages: ChatMessage[]; cut: string } {
+export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[], budgetChars: number, written?: WrittenTurns): { messages: ChatMessage[]; cut: Said | null } {
   const question = messages.findLastIndex((m) => m.role === 'user');
   const kept = [...messages];
   let earlier = 0;
@@ -193,11 +200,13 @@ export function fitMessages(messages: ChatCompletionMessageParam[], tools: ChatC
     }
   }
   const parts = [
-    earlier ? `${earlier} earlier message${earlier > 1 ? 's' : ''} of this session` : '',
-    outputs ? `the output of ${outputs} earlier run${outputs > 1 ? 's' : ''}` : '',
-    systemCut ? 'the end of the session’s description (files, variables)' : '',
-  ].filter(Boolean);
-  return { messages: chat, cut: parts.join(', ') };
+    earlier ? said('chat_cut_earlier', { count: earlier }) : null,
+    outputs ? said('chat_cut_outputs', { count: outputs }) : null,
+    systemCut ? said('chat_cut_system') : null,
+  ].filter((part) => part !== null);
+  if (!parts.length) return { messages: chat, cut: null };
+  const cut: Said = { key: `chat_cut_parts_${parts.length as 1 | 2 | 3}`, params: Object.fromEntries(parts.map((part, i) => [`p${i + 1}`, part])) };
+  return { messages: chat, cut };
 }
 
 const encoder = new TextEncoder();
@@ -287,7 +296,7 @@ export function localFetch(transport: LocalTransport): typeof fetch {
       const reply = Math.min(body.max_tokens ?? REPLY_TOKENS, REPLY_TOKENS, Math.floor(context / 4));
       const budget = known ? Math.floor((context - reply) / known.tokensPerChar) : Infinity;
       const { messages, cut } = fitMessages(body.messages, tools, budget, written);
-      if (cut) transport.onCut?.(`To fit the model’s context of ${context} tokens, left out ${cut}.`);
+      if (cut) transport.onCut?.(said('chat_note_context_cut', { tokens: context, parts: cut }));
       // llama.cpp counts every prompt it reads: the next request is fitted with room for its reply
       // (a prompt that fits but leaves none would be cut off as soon as the reply starts).
       const learn = <T extends CompletionResult>(result: T): T => {
@@ -313,9 +322,9 @@ export function localFetch(transport: LocalTransport): typeof fetch {
       } catch (error) {
         const tooLong = promptTooLong(error);
         if (!tooLong || attempt >= FIT_ATTEMPTS) {
-          if (tooLong) throw new AssistantError('local_model', `The question and what it needs do not fit in the model’s context (${tooLong.contextTokens} tokens), even after cutting: ask a shorter question, or load the model with a longer context.`);
+          if (tooLong) throw new AssistantError('local_model', said('chat_err_local_too_long', { tokens: tooLong.contextTokens }));
           if (error instanceof AssistantError || signal?.aborted) throw error;
-          throw new AssistantError('local_model', error instanceof Error ? error.message : String(error));
+          throw new AssistantError('local_model', said('chat_err_local_failed', { error: reason(error) }));
         }
         // llama.cpp counted the prompt it refused: estimate with that, and a little to spare.
         measured.set(model, { tokensPerChar: (tooLong.promptTokens / sizeOf(messages)) * 1.05, contextTokens: tooLong.contextTokens });
@@ -329,7 +338,7 @@ export function localFetch(transport: LocalTransport): typeof fetch {
       return await transport.model(signal);
     } catch (error) {
       if (signal?.aborted || error instanceof AssistantError) throw error;
-      throw new AssistantError('local_model', `The model in this browser could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+      throw new AssistantError('local_model', said('chat_err_local_load', { error: reason(error) }));
     }
   }
 

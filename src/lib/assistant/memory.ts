@@ -1,4 +1,5 @@
 import type { Round } from '../chat/types';
+import { tellInEnglish } from '../i18n/said';
 import { terminalText } from '../chat/terminal';
 import { CHARS_PER_TOKEN } from './context';
 import type { SentMessage, TurnMessage } from './events';
@@ -17,7 +18,7 @@ function outcome(round: Round): string {
     if (e.type === 'stdout' || e.type === 'stderr' || e.type === 'input') streams += terminalText(e);
     else if (e.type === 'result') value = e.bundle['text/plain'] ?? '';
     else if (e.type === 'exec_error') error = `${e.error.ename}: ${e.error.evalue}`;
-    else if (e.type === 'round_error') error = e.message;
+    else if (e.type === 'round_error') error = typeof e.message === 'string' ? e.message : tellInEnglish(e.message);
   }
   const parts: string[] = [];
   if (streams.trim()) parts.push(`printed:\n${clip(streams.trimEnd(), 600, 'end')}`);

@@ -1,3 +1,5 @@
+import { said, type Said, type SaidValue } from '../i18n/said';
+
 /** Servers the Settings can fill in; `custom` leaves the Base URL to the person. */
 export type PresetId = 'openai' | 'ollama' | 'lmstudio' | 'llamacpp' | 'custom';
 
@@ -61,45 +63,42 @@ export function isLocalNetwork(hostname: string): boolean {
  * (facts from their documentation), and Chrome's Local Network Access when a page that is not
  * itself local calls a local address.
  */
-export function corsFix(baseUrl: string, pageOrigin: string | undefined): string {
+export function corsFix(baseUrl: string, pageOrigin: string | undefined): Said {
   const url = parseUrl(baseUrl);
-  const origin = pageOrigin ?? 'this page’s origin';
-  const fixes: string[] = [];
+  const origin: SaidValue = pageOrigin ?? said('chat_fix_this_origin');
+  const fixes: Said[] = [];
   switch (presetFor(baseUrl)) {
     case 'ollama':
-      fixes.push(`Ollama accepts pages on localhost by default; for others start it with OLLAMA_ORIGINS set, e.g. OLLAMA_ORIGINS=${origin} ollama serve.`);
+      fixes.push(said('chat_fix_cors_ollama', { origin }));
       break;
     case 'lmstudio':
-      fixes.push('Switch on CORS in LM Studio: lms server start --cors (or Developer → Settings → Enable CORS).');
+      fixes.push(said('chat_fix_cors_lmstudio'));
       break;
     case 'llamacpp':
-      fixes.push(`llama-server answers browser pages by default; if it was started with --cors-origins, add ${origin} to it.`);
+      fixes.push(said('chat_fix_cors_llamacpp', { origin }));
       break;
     case 'openai':
-      fixes.push('api.openai.com accepts browser calls; a proxy, firewall or browser extension in between may be blocking them.');
+      fixes.push(said('chat_fix_cors_openai'));
       break;
     default:
-      fixes.push(
-        `The server must answer CORS for ${origin}: reply to the OPTIONS preflight with Access-Control-Allow-Origin and allow the requested headers (Authorization, Content-Type and the x-stainless-* headers the client sends).`,
-      );
+      fixes.push(said('chat_fix_cors_custom', { origin }));
   }
   const page = pageOrigin ? parseUrl(pageOrigin) : null;
-  if (url && isLocalNetwork(url.hostname) && !(page && isLocalNetwork(page.hostname))) {
-    fixes.push('Chrome asks before a website reaches your local network (Local Network Access): allow it in the prompt or in this site’s settings.');
-  }
-  return fixes.join(' ');
+  if (url && isLocalNetwork(url.hostname) && !(page && isLocalNetwork(page.hostname))) fixes.push(said('chat_fix_lna'));
+  return sentences(fixes);
+}
+
+/** Sentences one after the other, as one said text. */
+function sentences(parts: Said[]): Said {
+  return parts.slice(1).reduce((text, next) => said('chat_sentences', { first: text, then: next }), parts[0]);
 }
 
 /** Why a page could not reach an address at all, beyond "is the server running". */
-export function reachFix(baseUrl: string, pageOrigin: string | undefined): string {
+export function reachFix(baseUrl: string, pageOrigin: string | undefined): Said {
   const url = parseUrl(baseUrl);
   const page = pageOrigin ? parseUrl(pageOrigin) : null;
-  const fixes = ['Check that the server is running and that the Base URL (host, port, /v1) is right.'];
-  if (url && page?.protocol === 'https:' && url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    fixes.push('This page is served over https, so the browser refuses plain http:// addresses other than localhost.');
-  }
-  if (url && isLocalNetwork(url.hostname) && !(page && isLocalNetwork(page.hostname))) {
-    fixes.push('If it is running, Chrome may be keeping this site off your local network (Local Network Access): allow it in the prompt or in this site’s settings.');
-  }
-  return fixes.join(' ');
+  const fixes: Said[] = [said('chat_fix_reach')];
+  if (url && page?.protocol === 'https:' && url.protocol === 'http:' && !isLoopback(url.hostname)) fixes.push(said('chat_fix_https'));
+  if (url && isLocalNetwork(url.hostname) && !(page && isLocalNetwork(page.hostname))) fixes.push(said('chat_fix_reach_lna'));
+  return sentences(fixes);
 }

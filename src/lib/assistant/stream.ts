@@ -5,6 +5,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { said } from '../i18n/said';
 import { AssistantError } from './assistant-error';
 import { classifyRequestError, classifyStreamError, type ErrorContext } from './errors';
 
@@ -132,11 +133,11 @@ export async function streamTurn(
     throw new TurnError(classifyStreamError(error, ctx), Boolean(turn.text), { ...turn, toolCalls: joiner.result });
   }
   turn.toolCalls = joiner.result;
-  if (signal?.aborted) throw new TurnError(new AssistantError('aborted', 'Stopped.'), true, turn);
+  if (signal?.aborted) throw new TurnError(new AssistantError('aborted', said('chat_err_stopped')), true, turn);
   if (turn.finishReason === null) {
     // The stream ended cleanly but the model never said it was done: the server closed early.
     throw new TurnError(
-      new AssistantError('cut', 'The connection to the model closed before its reply was complete (no finish_reason). What arrived is kept; ask again to go on.'),
+      new AssistantError('cut', said('chat_err_closed_early')),
       Boolean(turn.text),
       turn,
     );

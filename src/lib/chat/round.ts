@@ -1,7 +1,8 @@
 import type { RoundHistory } from '../storage/session-store';
 import type { MimeBundle } from '../worker-api';
 import { parseTurtleChanges, TurtlePicture, turtleScreenOf } from '../turtle/picture';
-import type { Round, RoundEvent, RoundState } from './types';
+import type { Round, RoundEvent, RoundState, Told } from './types';
+import { said } from '../i18n/said';
 
 /** The turtle screens each running round draws on, by screen id; gone with the round object. */
 const livePictures = new WeakMap<Round, Map<string, TurtlePicture>>();
@@ -176,7 +177,7 @@ export async function finishRound(
   transcript: OutputTranscript,
   history: RoundHistory,
   emit: (event: RoundEvent) => void,
-  describe: (error: unknown) => string,
+  describe: (error: unknown) => Told,
 ): Promise<Round> {
   keepLivePictures(round);
   round.state = state;
@@ -186,7 +187,7 @@ export async function finishRound(
   try {
     await history.put(round);
   } catch (error) {
-    emit({ type: 'round_error', message: `This reply could not be saved to history: ${describe(error)}` });
+    emit({ type: 'round_error', message: said('chat_not_saved_to_history', { error: describe(error) }) });
   }
   return round;
 }

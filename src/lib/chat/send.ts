@@ -3,7 +3,8 @@ import type { SessionManager } from '../sessions/manager';
 import { splitMessage } from './blocks';
 import { appendEvent, finishRound, newRound, OutputTranscript } from './round';
 import { terminalText } from './terminal';
-import type { Attachment, Round, RoundEvent, RoundState } from './types';
+import type { Attachment, Round, RoundEvent, RoundState, Told } from './types';
+import { said, SaidError } from '../i18n/said';
 
 /** The part of the session engine a message needs. */
 export type ChatEngine = Pick<SessionManager, 'history' | 'run' | 'writeFile'>;
@@ -15,7 +16,9 @@ export interface SendOptions {
   onEvent?: (event: RoundEvent, round: Round) => void;
 }
 
-function describe(error: unknown): string {
+/** PyTabs' own errors stay said, to be told in the reader's language; others as they came. */
+function describe(error: unknown): Told {
+  if (error instanceof SaidError) return error.said;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -49,7 +52,7 @@ export async function sendMessage(
     for (const file of files) await engine.writeFile(sessionId, file.name, file.data);
     if (files.length) emit({ type: 'files_attached', names: files.map((f) => f.name) });
     const blocks = splitMessage(message);
-    if (!blocks.length && !files.length) emit({ type: 'round_error', message: 'The message has no Python code to run.' });
+    if (!blocks.length && !files.length) emit({ type: 'round_error', message: said('chat_no_code') });
     for (const [block, { code }] of blocks.entries()) {
       emit({ type: 'code_start', block, total: blocks.length, code });
       const result = await engine.run(sessionId, code, (e) => emit({ ...e, block }));

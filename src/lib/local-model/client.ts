@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import { within } from '../timing';
+import { said, SaidError, type Said } from '../i18n/said';
 import { MODEL_WORKER_URL } from './runtime';
 import type {
   ChatMessage,
@@ -41,8 +42,8 @@ export interface LocalModel {
 let current: LocalModel | null = null;
 
 /** The worker died (out of memory, a crash in the wasm) or was ended by an unload. */
-export class LocalModelGone extends Error {
-  constructor(message: string) {
+export class LocalModelGone extends SaidError {
+  constructor(message: Said) {
     super(message);
     this.name = 'LocalModelGone';
   }
@@ -64,7 +65,7 @@ const CONFIRM_MS = 5_000;
 /** The model's worker stopped answering and was ended. */
 export class LocalModelStuck extends LocalModelGone {
   constructor() {
-    super('The local model’s worker stopped answering, so it was ended. Ask again to load the model again.');
+    super(said('chat_model_stuck'));
     this.name = 'LocalModelStuck';
   }
 }
@@ -78,7 +79,7 @@ class ModelWorker {
 
   constructor() {
     this.died.catch(() => undefined);
-    this.worker.addEventListener('error', (event) => void this.end(new LocalModelGone(`The local model's worker failed (${event.message || 'an uncaught error'}).`)));
+    this.worker.addEventListener('error', (event) => void this.end(new LocalModelGone(event.message ? said('chat_model_worker_failed', { error: event.message }) : said('chat_model_worker_crashed'))));
   }
 
   call<T>(promise: Promise<T>): Promise<T> {
@@ -127,7 +128,7 @@ class ModelWorker {
    * that does not answer is ended anyway): terminating our worker alone while they ran left one of
    * them, and our worker with it, alive in Chromium (seen once in 5 on a busy machine).
    */
-  async end(reason = new LocalModelGone('The local model was unloaded.')): Promise<void> {
+  async end(reason = new LocalModelGone(said('chat_model_unloaded'))): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     this.unwatch();

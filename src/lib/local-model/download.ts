@@ -1,3 +1,4 @@
+import { said, SaidError, type Said } from '../i18n/said';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { formatBytes } from '../format';
@@ -25,7 +26,7 @@ export interface DownloadProgress {
   /** Seconds left at that rate, or null. */
   secondsLeft: number | null;
   /** Set while the download waits to resume after the network failed. */
-  retrying?: string;
+  retrying?: Said;
 }
 
 /** Network failures a download sits out (each resumes where the bytes stopped, when the host allows). */
@@ -50,12 +51,12 @@ export async function listedModels(base = globalThis.location?.href): Promise<Li
 }
 
 /** Tells before a download whether the browser has room for it (when it says how much it has). */
-export async function roomFor(bytes: number): Promise<string | null> {
+export async function roomFor(bytes: number): Promise<Said | null> {
   const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
   if (!estimate?.quota) return null;
   const free = estimate.quota - (estimate.usage ?? 0);
   // The file is written once, whole: room for it, and a little more.
-  return free < bytes * 1.05 ? `This browser gives PyTabs ${formatBytes(free)} more room, and the model needs ${formatBytes(bytes)}: remove a kept model or free space first.` : null;
+  return free < bytes * 1.05 ? said('chat_model_no_room', { free: formatBytes(free), need: formatBytes(bytes) }) : null;
 }
 
 /**
@@ -72,14 +73,14 @@ export async function sha256Hex(blob: Blob): Promise<string> {
 /** Checks a model file before it is kept: GGUF, whole, and (when known) the listed size and sha256; returns its header. */
 export async function checkModelFile(file: Blob, expected?: { size?: number; sha256?: string }): Promise<GgufHeader> {
   if (expected?.size !== undefined && file.size !== expected.size) {
-    throw new Error(`The file has ${file.size} bytes, not the ${expected.size} the list gives: it was not kept. Try again, or tell whoever hosts it.`);
+    throw new SaidError(said('chat_model_size_differs', { has: file.size, listed: expected.size }));
   }
-  if (file.size === 0) throw new Error('The model file is empty.');
+  if (file.size === 0) throw new SaidError(said('chat_model_empty'));
   const header = await readGgufBlobHeader(file);
   const cut = truncation(header, file.size);
-  if (cut) throw new Error(`${cut} It was not kept.`);
+  if (cut) throw new SaidError(said('chat_model_not_kept', { why: cut }));
   if (expected?.sha256 && (await sha256Hex(file)) !== expected.sha256.toLowerCase()) {
-    throw new Error('The file’s sha256 is not the one the list gives (damaged on the way, or changed on the host): it was not kept.');
+    throw new SaidError(said('chat_model_sha_differs'));
   }
   return header;
 }
@@ -88,7 +89,7 @@ export async function checkModelFile(file: Blob, expected?: { size?: number; sha
 export async function keepPickedModel(file: File): Promise<KeptModel> {
   const header = await checkModelFile(file);
   const room = await roomFor(file.size);
-  if (room) throw new Error(room);
+  if (room) throw new SaidError(room);
   const name = String(header.metadata.get('general.name') ?? '') || file.name;
   return keptWithRuntime(await keepModel({ id: `file:${file.name}:${file.size}`, name, from: { kind: 'file', fileName: file.name } }, file));
 }
@@ -152,13 +153,13 @@ export async function downloadModel(
   const url = new URL(source.url, globalThis.location?.href).href;
   if (source.size) {
     const room = await roomFor(source.size);
-    if (room) throw new Error(room);
+    if (room) throw new SaidError(room);
   }
   const file = new GrowingBlob();
   let loaded = 0;
   let total = source.size ?? 0;
   const samples: { at: number; loaded: number }[] = [];
-  const report = (retrying?: string) => {
+  const report = (retrying?: Said) => {
     const now = performance.now();
     samples.push({ at: now, loaded });
     while (samples.length > 2 && now - samples[0].at > 5000) samples.shift();
@@ -174,8 +175,8 @@ export async function downloadModel(
         file.clear();
         loaded = 0;
       }
-      if (!response.ok || !response.body) throw new Error(`The model file could not be fetched: ${response.status} ${response.statusText}.`);
-      if (response.headers.get('Content-Type')?.startsWith('text/html')) throw new Error(`The address gave a web page, not a model file: is the file at ${new URL(url).pathname}?`);
+      if (!response.ok || !response.body) throw new SaidError(said('chat_model_fetch_failed', { status: `${response.status} ${response.statusText}`.trim() }));
+      if (response.headers.get('Content-Type')?.startsWith('text/html')) throw new SaidError(said('chat_model_web_page', { path: new URL(url).pathname }));
       if (!total) total = Number(response.headers.get('Content-Length')) || 0;
       const reader = response.body.getReader();
       let last = 0;
@@ -195,9 +196,9 @@ export async function downloadModel(
       if (options.signal?.aborted) throw new DOMException('The download was stopped; nothing was kept.', 'AbortError');
       // Only the network failing is sat out: an answer that is not the file is final.
       if (!(error instanceof TypeError) || attempt >= RESUMES) {
-        throw error instanceof TypeError ? new Error(`The download failed ${attempt + 1} times (the network, or the host): nothing was kept. Try again later.`) : error;
+        throw error instanceof TypeError ? new SaidError(said('chat_model_download_failed', { count: attempt + 1 })) : error;
       }
-      report(`The network failed; trying again (${attempt + 1} of ${RESUMES})…`);
+      report(said('chat_model_retrying', { attempt: attempt + 1, of: RESUMES }));
       await new Promise((resolve) => setTimeout(resolve, RESUME_WAIT_MS * (attempt + 1)));
     }
   }

@@ -1,3 +1,4 @@
+import { said, SaidError, type Said } from '../i18n/said';
 /**
  * Reads a GGUF file's header (metadata and tensor infos) so that a file which is not GGUF,
  * is cut short, or names an architecture the runtime lacks gets a plain message before
@@ -31,10 +32,10 @@ export interface GgufHeader {
 }
 
 /** What is wrong with a file; `reason` lets a caller word it. */
-export class GgufError extends Error {
+export class GgufError extends SaidError {
   constructor(
     readonly reason: 'not-gguf' | 'version' | 'truncated' | 'invalid',
-    message: string,
+    message: Said,
   ) {
     super(message);
     this.name = 'GgufError';
@@ -80,14 +81,14 @@ export function readGgufHeader(bytes: Uint8Array, fileSize = bytes.byteLength): 
   const need = (n: number) => {
     if (at + n <= bytes.byteLength) return;
     if (bytes.byteLength < fileSize) throw new NeedMoreBytes();
-    throw new GgufError('truncated', `The file ends inside its GGUF header (${fileSize} bytes): it was cut short.`);
+    throw new GgufError('truncated', said('chat_gguf_header_cut', { bytes: fileSize }));
   };
   const u32 = () => (need(4), (at += 4), view.getUint32(at - 4, true));
   const u64 = () => {
     need(8);
     at += 8;
     const value = view.getBigUint64(at - 8, true);
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new GgufError('invalid', 'The GGUF header holds a count too large to be real.');
+    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new GgufError('invalid', said('chat_gguf_count'));
     return Number(value);
   };
   const string = () => {
@@ -107,7 +108,7 @@ export function readGgufHeader(bytes: Uint8Array, fileSize = bytes.byteLength): 
       return items;
     }
     const size = sizes[type];
-    if (!size) throw new GgufError('invalid', `The GGUF header has a value of unknown type ${type}.`);
+    if (!size) throw new GgufError('invalid', said('chat_gguf_type', { type }));
     need(size);
     at += size;
     const p = at - size;
@@ -127,11 +128,11 @@ export function readGgufHeader(bytes: Uint8Array, fileSize = bytes.byteLength): 
   };
 
   if (fileSize < 4 || decoder.decode(bytes.subarray(0, 4)) !== 'GGUF') {
-    throw new GgufError('not-gguf', 'This is not a GGUF model file (it does not start with "GGUF").');
+    throw new GgufError('not-gguf', said('chat_gguf_not'));
   }
   at = 4;
   const version = u32();
-  if (version < 2 || version > 3) throw new GgufError('version', `This GGUF file is of version ${version}; llama.cpp reads versions 2 and 3.`);
+  if (version < 2 || version > 3) throw new GgufError('version', said('chat_gguf_version', { version }));
   const tensorCount = u64();
   const metadataCount = u64();
   const metadata = new Map<string, GgufValue>();
@@ -175,7 +176,7 @@ export async function readGgufBlobHeader(blob: Blob): Promise<GgufHeader> {
  * The header's plain complaint about a whole file, if any: shorter than its tensors need.
  * (An unknown architecture is the runtime's to judge.)
  */
-export function truncation(header: GgufHeader, fileSize: number): string | null {
+export function truncation(header: GgufHeader, fileSize: number): Said | null {
   if (header.expectedSize === null || fileSize >= header.expectedSize) return null;
-  return `The model file is cut short: its tensors need ${header.expectedSize} bytes and it has ${fileSize}. Download it again.`;
+  return said('chat_gguf_cut', { need: header.expectedSize, has: fileSize });
 }

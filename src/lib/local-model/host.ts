@@ -1,3 +1,4 @@
+import { said, SaidError, type Said } from '../i18n/said';
 import { loadLocalModel, type LoadProgress, type LocalModel } from './client';
 import { ensureModelRuntime } from './runtime';
 import { openKeptModel } from './store';
@@ -9,7 +10,8 @@ export type LocalModelState =
   | { state: 'none' }
   | { state: 'loading'; id: string; progress?: LoadProgress }
   | { state: 'ready'; id: string; model: LocalModel }
-  | { state: 'failed'; id: string; error: string };
+  /** `error`: said when PyTabs wrote it, else the words it came with. */
+  | { state: 'failed'; id: string; error: string | Said };
 
 /**
  * The page's one local model: loaded from the kept file on first use, shared by every session's
@@ -77,20 +79,20 @@ export class LocalModelHost {
     this.set({ state: 'loading', id });
     try {
       const kept = await openKeptModel(id);
-      if (!kept) throw new Error('This model is no longer kept in this browser (removed, or deleted by the browser to free space): add it again in Settings → Assistant.');
+      if (!kept) throw new SaidError(said('chat_model_gone'));
       await ensureModelRuntime();
       onLoading?.(kept.meta.name, kept.meta.bytes);
       const model = await loadLocalModel({ kind: 'blob', blob: kept.file }, { onProgress: (progress) => this.status.state === 'loading' && this.set({ state: 'loading', id, progress }) });
       // Unloaded or switched while it loaded: this one is not wanted any more.
       if (this.status.state !== 'loading' || this.status.id !== id) {
         await model.unload();
-        throw new Error('The model was unloaded while it loaded.');
+        throw new SaidError(said('chat_model_unloaded_loading'));
       }
       this.set({ state: 'ready', id, model });
       this.touch();
       return model;
     } catch (error) {
-      if (this.status.state === 'loading' && this.status.id === id) this.set({ state: 'failed', id, error: error instanceof Error ? error.message : String(error) });
+      if (this.status.state === 'loading' && this.status.id === id) this.set({ state: 'failed', id, error: error instanceof SaidError ? error.said : error instanceof Error ? error.message : String(error) });
       throw error;
     }
   }

@@ -3,17 +3,15 @@ import compatWasmUrl from '@wllama/wllama-compat/wasm/wllama.wasm?url';
 import workerUrl from '../../../workers/model.worker.ts?worker&url';
 import { hasJspi, hasMemory64 } from '../capabilities';
 import { MODEL_RUNTIME_CACHE } from '../offline/model-runtime';
+import { said, SaidError } from '../i18n/said';
 
 /** The model worker's script (built from workers/model.worker.ts); client.ts starts it from here. */
 export const MODEL_WORKER_URL = workerUrl;
 
 /** A kept model cannot start: its runtime was never kept on this device and the network does not give it now. */
-export class RuntimeNotKept extends Error {
+export class RuntimeNotKept extends SaidError {
   constructor() {
-    super(
-      'The model’s runtime (llama.cpp for this browser) was not kept for offline use on this device, so the model cannot start offline. ' +
-        'Go online once and open PyTabs (or ask a question): the runtime is kept then, beside the model, and the model answers offline from then on.',
-    );
+    super(said('chat_runtime_not_kept'));
     this.name = 'RuntimeNotKept';
   }
 }

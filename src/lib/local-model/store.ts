@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 /**
  * The model files kept in this browser, in Cache Storage (every engine has it, WebKitGTK included,
  * where OPFS is missing): one entry per model, its description in a header of the entry, so a
@@ -46,7 +47,7 @@ export async function listKeptModels(): Promise<KeptModel[]> {
 
 /** Keeps a whole, checked file; a quota error comes back in words, and nothing half-written stays. */
 export async function keepModel(meta: Omit<KeptModel, 'keptAt' | 'bytes'>, file: Blob): Promise<KeptModel> {
-  if (typeof caches === 'undefined') throw new Error('This browser has no Cache Storage here, so a model cannot be kept (it can still be used until the page closes).');
+  if (typeof caches === 'undefined') throw new SaidError(said('chat_model_no_cache'));
   const kept: KeptModel = { ...meta, bytes: file.size, keptAt: Date.now() };
   const cache = await caches.open(CACHE);
   try {
@@ -57,7 +58,7 @@ export async function keepModel(meta: Omit<KeptModel, 'keptAt' | 'bytes'>, file:
   } catch (error) {
     await cache.delete(keyOf(kept.id)).catch(() => undefined);
     if (error instanceof DOMException && error.name === 'QuotaExceededError') {
-      throw new Error(`The browser has no room to keep this model (${file.size} bytes): remove a kept model or free space, then try again.`);
+      throw new SaidError(said('chat_model_no_room_to_keep', { bytes: file.size }));
     }
     throw error;
   }

@@ -13,6 +13,7 @@ import {
   type OpenedEmbed,
 } from '../../lib/embed';
 import type { Reporter } from '../reporter';
+import { tell } from '../i18n.svelte';
 import { SessionView } from '../session-view.svelte';
 
 /** A line the embed shows under its output: an error, or news. */
@@ -39,7 +40,7 @@ function runResult(round: Round | null): EmbedRunResult {
     else if (event.type === 'stderr') stderr += event.text;
     else if (event.type === 'result') result = event.bundle['text/plain'];
     else if (event.type === 'exec_error') error = event.error;
-    else if (event.type === 'round_error') error = { ename: 'RunError', evalue: event.message, traceback: '' };
+    else if (event.type === 'round_error') error = { ename: 'RunError', evalue: typeof event.message === 'string' ? event.message : tell(event.message), traceback: '' };
   }
   const status = round.state === 'stopped' ? 'stopped' : round.state === 'finished' ? 'ok' : 'error';
   return { status, stdout, stderr, ...(input.length ? { input } : {}), ...(result === undefined ? {} : { result }), ...(error ? { error } : {}) };
