@@ -14,6 +14,7 @@ import {
 } from '../../lib/embed';
 import type { Reporter } from '../reporter';
 import { SessionView } from '../session-view.svelte';
+import { errorText, m } from '../i18n.svelte';
 
 /** A line the embed shows under its output: an error, or news. */
 export interface EmbedNotice {
@@ -21,9 +22,6 @@ export interface EmbedNotice {
   text: string;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** What a finished round gave, as the page's API tells it. */
 function runResult(round: Round | null): EmbedRunResult {
@@ -94,7 +92,7 @@ export class EmbedView implements Reporter {
   }
 
   notify(error: unknown): void {
-    this.notices = [...this.notices, { kind: 'error', text: message(error) }];
+    this.notices = [...this.notices, { kind: 'error', text: errorText(error) }];
   }
 
   inform(text: string): void {
@@ -195,7 +193,7 @@ export class EmbedView implements Reporter {
       this.notices = [];
       await this.load();
       this.setStatus('idle');
-      this.inform('Back to the author’s version.');
+      this.inform(m.rt_embed_back_to_author());
     } catch (error) {
       this.notify(error);
     }
