@@ -309,7 +309,7 @@ export class SessionHost {
       } finally {
         live.worker.removeEventListener('message', hear);
       }
-      if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') result.error = pageError('TimeoutError', timeoutText(timeoutMs));
+      if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') result.error = timeLimitError(timeoutMs);
       return result;
     }).catch((error: unknown) => {
       if (!(error instanceof WorkerTerminatedError)) throw error;
@@ -580,6 +580,11 @@ function handOver<T>(value: Promise<T | undefined> | undefined, send: (value: T 
     .catch(() => undefined)
     .then(send)
     .catch(() => undefined);
+}
+
+/** What a run Python stopped at the page's time limit (its KeyboardInterrupt) ends with. */
+export function timeLimitError(timeoutMs: number): RunError {
+  return pageError('TimeoutError', timeoutText(timeoutMs));
 }
 
 function timeoutText(ms: number): Said {
