@@ -4,7 +4,7 @@ import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
 import { isRunEventMessage, type CheckOutcome, type CompareVerdict, type InputRequest, type Limits, type ProgramCase, type ProgramRun, type RunEvent, type RunError, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type StartStep, type WorkerRunEvent } from '../worker-api';
-import { said, tellInEnglish, type Said } from '../i18n/said';
+import { said, tellInEnglish, SaidError, type Said } from '../i18n/said';
 import { pythonMessages } from '../i18n/python';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
@@ -40,14 +40,12 @@ export interface HostEnv {
 export type EndCause = 'stopped' | 'timeout' | 'crashed' | 'asleep' | 'deleted' | 'taken';
 
 /** Raised into pending calls when the worker is terminated under them: said for the UI, in English as its message. */
-export class WorkerTerminatedError extends Error {
-  readonly said?: Said;
+export class WorkerTerminatedError extends SaidError {
   constructor(
     readonly cause: EndCause,
     text: Said | string,
   ) {
-    super(typeof text === 'string' ? text : tellInEnglish(text));
-    if (typeof text !== 'string') this.said = text;
+    super(typeof text === 'string' ? said('rt_py_text', { text }) : text);
     this.name = 'WorkerTerminatedError';
   }
 }
@@ -380,7 +378,7 @@ export class SessionHost {
     const scratch = this.sessionId === null;
     const what: Said =
       error.cause === 'timeout' ? (scratch ? timeoutText(timeoutMs) : said('rt_restarted_after', { what: timeoutText(timeoutMs) }))
-      : (error.said ?? said('rt_py_text', { text: error.message }));
+      : error.said;
     const text =
       scratch || error.cause === 'deleted' || error.cause === 'taken' ? what
       : unsaved.length ? said('rt_not_saved_from_run', { what, names: unsaved.join(', ') })
