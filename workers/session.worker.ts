@@ -2,7 +2,8 @@ import * as Comlink from 'comlink';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
-import { isPrepareMessage, type CoreFiles, type PageSnapshot, type RunEventMessage, type SessionWorkerApi, type StartOptions, type StartProgress } from '../src/lib/worker-api';
+import { isPrepareMessage, type CoreFiles, type PageSnapshot, type RunEventMessage, type SessionWorkerApi, type StartOptions, type StartStep } from '../src/lib/worker-api';
+import { said } from '../src/lib/i18n/said';
 import { PackageLoader, packageIndex, sameLockfile } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
@@ -97,15 +98,15 @@ function current(): WorkerSession {
 }
 
 const api: SessionWorkerApi = {
-  async start(options: StartOptions, onProgress?: (progress: StartProgress) => void) {
+  async start(options: StartOptions, onProgress?: (step: StartStep) => void) {
     if (session) throw new Error('This worker already serves a session.');
     const t0 = performance.now();
     // Through Comlink each call is a message on the callback's own port, which nothing orders
     // against the start's answer: the last one is awaited before answering (as a run's events
     // are), so the page sees every step while it still starts. A page that went away must not
     // fail the start.
-    let said: Promise<unknown> = Promise.resolve();
-    const say = (progress: StartProgress) => void (said = Promise.resolve(onProgress?.(progress)).catch(() => undefined));
+    let told: Promise<unknown> = Promise.resolve();
+    const say = (step: StartStep) => void (told = Promise.resolve(onProgress?.(step)).catch(() => undefined));
     // Python booted while this worker was the spare, when it was booted for this start's core and index.
     const booted = warm;
     const early = booted?.indexURL === options.indexURL && booted.packageIndexURL === options.packageIndexURL ? booted : null;
@@ -134,7 +135,7 @@ const api: SessionWorkerApi = {
     preparedSnapshot = null;
     const phases: Record<string, number> = {};
     const at = (phase: string) => () => void (phases[phase] ??= Math.round(performance.now() - t0));
-    say({ text: 'Starting Python' });
+    say({ said: said('rt_start_python') });
     let loaded: LoadedPyodide | null = early ? await early.loaded.catch(() => null) : null;
     // A custom index may have republished since the boot read its lock file: this start reads it
     // as any start does, and the boot's Python serves only if both name the same files.
@@ -168,13 +169,14 @@ const api: SessionWorkerApi = {
     const { pyodide, ...how } = loaded;
     const loadMs = performance.now() - t0;
     at('loaded')();
-    if (sessionId !== null) say({ text: "Reading this session's files and variables from storage" });
+    if (sessionId !== null) say({ said: said('rt_start_reading') });
     session = new WorkerSession(pyodide, await storeReady, new PackageLoader(pyodide, index));
     if (options.interruptBuffer) session.setInterruptBuffer(options.interruptBuffer);
     if (options.input) session.setInputChannel(options.input);
+    if (options.messages) session.setMessages(options.messages);
     const report = await session.start(stored, say);
     at('restored')();
-    await said;
+    await told;
     return { ...report, loadMs, phases, ...how, warm: warmed, workerScript: self.location.href };
   },
   async supplySnapshot(given: PageSnapshot | null | undefined) {

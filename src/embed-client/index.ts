@@ -150,7 +150,9 @@ export class PyTabsEmbed {
   /** Makes an embed's iframe in `container` and attaches to it. */
   static create(container: Element, source: EmbedSource, options: AttachOptions & { title?: string; height?: number } = {}): PyTabsEmbed {
     const iframe = document.createElement('iframe');
-    iframe.src = embedUrl(source);
+    // The course page's language, where the author named none: the embed then speaks it (or, without its catalog, the reader's own).
+    const lang = source.lang ?? (container.closest('[lang]')?.getAttribute('lang') || undefined);
+    iframe.src = embedUrl({ ...source, lang });
     iframe.title = options.title ?? `Python: ${source.name ?? source.id}`;
     iframe.style.cssText = `width: 100%; border: 0; height: ${options.height ?? 320}px`;
     container.append(iframe);

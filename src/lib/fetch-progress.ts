@@ -1,5 +1,5 @@
-import { formatBytes } from './format.ts';
-import type { StartProgress } from './worker-api';
+import { said, type Said } from './i18n/said';
+import type { StartStep } from './worker-api';
 
 /** How far one download has come, for a progress indicator that says what is being fetched. */
 export interface FetchProgress {
@@ -80,7 +80,20 @@ async function countBody(response: Response, file: string, report: (progress: Fe
 }
 
 /** A download as a start step: "Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB". */
-export function fetchStep({ file, loaded, total, done }: FetchProgress): StartProgress {
-  const amount = total ? `${formatBytes(loaded)} of ${formatBytes(total)}` : formatBytes(loaded);
-  return { text: `${done ? 'Fetched' : 'Fetching'} ${file}: ${amount}`, loaded, ...(total ? { total } : {}) };
+export function fetchStep({ file, loaded, total, done }: FetchProgress): StartStep {
+  const amount = total ? said('rt_amount_of', { loaded: byteSize(loaded), total: byteSize(total) }) : byteSize(loaded);
+  return { said: said(done ? 'rt_fetched' : 'rt_fetching', { file, amount }), loaded, ...(total ? { total } : {}) };
+}
+
+/** A byte count as the catalogs' size units say it (the worker has no catalog to format it with). */
+function byteSize(n: number): Said {
+  if (n < 1024) return said('size_bytes', { size: n });
+  const units = ['size_kb', 'size_mb', 'size_gb'] as const;
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return said(units[unit], { size: value < 10 ? value.toFixed(1) : Math.round(value) });
 }

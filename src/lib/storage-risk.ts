@@ -1,5 +1,6 @@
 import { hasPersistRequest } from './capabilities';
 import type { SettingsStore } from './storage/settings';
+import { said, tellInEnglish, type Said } from './i18n/said';
 
 /**
  * Where the browser may delete PyTabs' data, people are told once, with what to do, instead of
@@ -9,6 +10,8 @@ import type { SettingsStore } from './storage/settings';
  * general, since no engine says when it would evict.
  */
 export interface StorageRisk {
+  /** What to tell, put in words where it is shown; `text` is it in English (logs, tests). */
+  said: Said;
   text: string;
   /** Adding PyTabs to the Home Screen keeps its data (Safari on iPhone and iPad). */
   homeScreen: boolean;
@@ -30,17 +33,21 @@ export const STORAGE_NOTICE_KEY = 'notice:storage-at-risk';
 export function storageRisk({ persisted, persistRequest, standalone }: StorageRiskFacts): StorageRisk | null {
   if (standalone === false) {
     return {
-      text: 'Safari deletes PyTabs’ data (your sessions, files and variables) after 7 days without a visit, unless PyTabs is opened from the Home Screen.',
+      ...told(said('rt_risk_safari')),
       homeScreen: true,
       canAsk: persistRequest && !persisted,
     };
   }
   if (persisted) return null;
   return {
-    text: 'This browser may delete PyTabs’ data after some time without a visit or when space runs low: your sessions, files and variables.',
+    ...told(said('rt_risk_general')),
     homeScreen: false,
     canAsk: persistRequest,
   };
+}
+
+function told(text: Said): { said: Said; text: string } {
+  return { said: text, text: tellInEnglish(text) };
 }
 
 /** `navigator.standalone` as Safari on iPhone and iPad has it; undefined elsewhere. */

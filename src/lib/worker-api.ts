@@ -38,6 +38,13 @@ export interface StartOptions {
   input?: InputChannel;
   /** Pyodide's files as the page holds them, when it does: the worker then fetches none of them. */
   coreFiles?: CoreFiles;
+  /**
+   * The Python runtime's own messages (catalog keys `rt_py_…`) as templates in the language
+   * shown when the session starts (`pythonMessages`): what str() of an error PyTabs raises
+   * in Python reads, for a program that catches and prints it. The page tells the error's
+   * `said` instead, in whoever reads it's language.
+   */
+  messages?: Record<string, string>;
 }
 
 /**
@@ -176,13 +183,18 @@ export interface Trace {
   objectLimitReached: boolean;
 }
 
-/** A step of a session's start, shown while it loads. */
-export interface StartProgress {
-  /** What is happening, in words: "Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB". */
-  text: string;
+/** A step of a session's start as the worker tells it: said, not in words. */
+export interface StartStep {
+  /** What is happening: "Fetching pyodide.asm.wasm: 3.1 MB of 8.7 MB", as a catalog key with parameters. */
+  said: Said;
   /** Bytes of the download under way so far, and its size when known. */
   loaded?: number;
   total?: number;
+}
+
+/** A step of a session's start, shown while it loads: the UI tells `said`; `text` is it in English, for the API and logs. */
+export interface StartProgress extends StartStep {
+  text: string;
 }
 
 export interface StartReport {
@@ -224,7 +236,8 @@ export type RunEvent =
    */
   | InputEvent
   | { type: 'display'; bundle: MimeBundle }
-  | { type: 'status'; text: string }
+  /** A step PyTabs reports (a package loading): `text` in English for the API, `said` for the page to tell. */
+  | { type: 'status'; text: string; said?: Said }
   /**
    * A turtle screen's changes since the last ones, as JSON (src/lib/turtle/changes.ts reads it): the
    * page draws them live; the picture the reply keeps comes after as a display event.
@@ -241,9 +254,12 @@ export interface InputEvent {
 
 export interface RunError {
   ename: string;
+  /** In English when PyTabs wrote it (the page's time limit, a stop), for the API and logs. */
   evalue: string;
   /** The traceback as text, limited to the user's own frames. */
   traceback: string;
+  /** PyTabs' own message when PyTabs raised or wrote the error (a time limit, a spreadsheet it cannot read): the UI tells it instead of `evalue`. */
+  said?: Said;
 }
 
 export interface VariableInfo {
@@ -394,7 +410,7 @@ export interface SessionWorkerApi {
    * Starts Pyodide and restores the session, telling `onProgress` what it is doing. Python's
    * own downloads begin at once; its restore waits for `supplySnapshot` and `supplyWasm`.
    */
-  start(options: StartOptions, onProgress?: (progress: StartProgress) => void): Promise<StartReport>;
+  start(options: StartOptions, onProgress?: (step: StartStep) => void): Promise<StartReport>;
   /**
    * The page's snapshot for the start; null when the page chose to boot Python plainly (a
    * download would not pay on this link), undefined when it has none (the worker looks for it itself).

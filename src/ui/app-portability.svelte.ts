@@ -12,7 +12,7 @@ import {
   type OpenedShare,
 } from '../lib';
 import type { Reporter } from './reporter';
-import { m } from './i18n.svelte';
+import { errorText, m } from './i18n.svelte';
 import type { SessionPortability } from './session-portability.svelte';
 import { quoteName } from '../lib/quote-name';
 
@@ -81,7 +81,7 @@ export class AppPortability {
         await this.opened(await importSession(this.manager, { name: file.name, data }));
       } catch (error) {
         // The library's errors name the file and say nothing was saved; a file the browser cannot read is said here.
-        this.app.notify(message(error).startsWith('Cannot import') ? error : new Error(`Cannot import ${quoteName(file.name)}: ${message(error)}`));
+        this.app.notify(message(error).startsWith('Cannot import') ? error : new Error(m.rt_cannot_import({ name: quoteName(file.name), error: errorText(error) })));
       }
     }
   }

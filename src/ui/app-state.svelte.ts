@@ -3,6 +3,7 @@ import { ChangeSet, isShareLink, nextSessionName, type Change, type SessionInfo,
 import { SessionView } from './session-view.svelte';
 import type { Reporter } from './reporter';
 import { AppPortability } from './app-portability.svelte';
+import { errorText, m } from './i18n.svelte';
 
 export interface Notice {
   id: number;
@@ -10,9 +11,6 @@ export interface Notice {
   text: string;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The id a `#/s/<id>` address names, if it names one. */
 function idFromHash(): string | null {
@@ -55,7 +53,7 @@ export class AppState implements Reporter {
   }
 
   notify = (error: unknown): void => {
-    this.notices = [...this.notices, { id: ++this.noticeSeq, kind: 'error', text: message(error) }];
+    this.notices = [...this.notices, { id: ++this.noticeSeq, kind: 'error', text: errorText(error) }];
   };
 
   inform = (text: string): void => {
@@ -206,7 +204,7 @@ export class AppState implements Reporter {
     this.portability.readLink(location.hash);
     const id = idFromHash();
     if (id && this.sessions.some((s) => s.id === id)) return this.select(id, 'none');
-    if (id) this.notify(new Error('The link names a session that does not exist in this browser (it may have been deleted).'));
+    if (id) this.notify(new Error(m.rt_link_session_missing()));
     if (this.sessions.length) this.select(this.sessions[0].id, 'replace');
     else this.currentId = null;
   };
@@ -258,7 +256,7 @@ export class AppState implements Reporter {
         void view.start();
       },
       (error) => {
-        this.notify(new Error(`The new session could not be made: ${message(error)}`));
+        this.notify(new Error(m.rt_new_session_failed({ error: errorText(error) })));
         this.views.delete(id);
         this.sessions = this.sessions.filter((s) => s.id !== id);
         if (this.currentId === id) this.openFromHash();

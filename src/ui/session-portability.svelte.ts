@@ -142,8 +142,8 @@ export class SessionPortability {
 
   /** Reset to original: the session becomes the file it was opened from again. */
   async reset(): Promise<boolean> {
-    const url = this.origin?.url ?? 'its link';
-    return this.change(async () => this.imported(await resetToOriginal(this.manager, this.view.id)), `Reset to the original from ${url}.`);
+    const url = this.origin?.url ?? m.rt_its_link();
+    return this.change(async () => this.imported(await resetToOriginal(this.manager, this.view.id)), m.rt_reset_to_original({ url }));
   }
 
   /** Run all: each imported cell in order, as a message of its own (stored as any other). */

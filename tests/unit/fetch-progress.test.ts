@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countedResponse, fetchStep, fileNameOf, type FetchProgress } from '../../src/lib/fetch-progress';
 import { interceptLoad } from '../../workers/runtime/load-fetches';
+import { tellInEnglish } from '../../src/lib/i18n';
 
 // Download progress on real HTTP responses from a local server: one that declares its
 // length, one that streams without it, and one whose declared length is the compressed size.
@@ -46,13 +47,14 @@ describe('countedResponse', () => {
     expect(Buffer.from(bytes).equals(Buffer.from(BODY))).toBe(true);
     expect(steps[0]).toEqual({ file: 'sized.bin', loaded: 0, total: BODY.length, done: false });
     expect(steps.at(-1)).toEqual({ file: 'sized.bin', loaded: BODY.length, total: BODY.length, done: true });
-    expect(fetchStep(steps.at(-1)!)).toEqual({ text: 'Fetched sized.bin: 293 KB of 293 KB', loaded: BODY.length, total: BODY.length });
+    const step = fetchStep(steps.at(-1)!);
+    expect({ ...step, said: tellInEnglish(step.said) }).toEqual({ said: 'Fetched sized.bin: 293 KB of 293 KB', loaded: BODY.length, total: BODY.length });
   });
 
   it('says how much has come when the size is unknown, and reports along the way', async () => {
     const { steps } = await collect(`${base}/chunked.bin`);
     expect(steps[0]!.total).toBeNull();
-    expect(fetchStep(steps[0]!).text).toBe('Fetching chunked.bin: 0 B');
+    expect(tellInEnglish(fetchStep(steps[0]!).said)).toBe('Fetching chunked.bin: 0 B');
     expect(steps.some((s) => !s.done && s.loaded >= 100_000)).toBe(true);
     expect(steps.at(-1)).toMatchObject({ loaded: BODY.length, done: true });
   });

@@ -46,6 +46,12 @@ export const CONVERTED = [
   'src/ui/Editor.svelte',
   'src/ui/AssistantSettings.svelte',
   'src/ui/LocalModelSettings.svelte',
+  'src/ui/embed/Embed.svelte',
+  'src/ui/TurtleCanvas.svelte',
+  'src/ui/TurtleOutput.svelte',
+  'src/ui/Output.svelte',
+  'src/ui/ProgressBar.svelte',
+  'src/ui/Icon.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);

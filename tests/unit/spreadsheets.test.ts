@@ -47,7 +47,7 @@ function spreadsheetError(statement: string): string {
 beforeAll(async () => {
   pyodide = await loadPyodide();
   installRuntimeFiles(pyodide);
-  installSpreadsheets(pyodide, { progress: (text) => watch.progress(text), stopRequested: () => watch.stopRequested() });
+  installSpreadsheets(pyodide, { progress: (text, step) => watch.progress(text, step), stopRequested: () => watch.stopRequested() });
   pyodide.runPython("import os; os.chdir('/home/pyodide')");
 });
 

@@ -1,5 +1,6 @@
 import { version as pyodideVersion, type Lockfile, type PyodideInterface } from 'pyodide';
 import type { RunError, RunEvent } from '../../src/lib/worker-api';
+import { said, tellInEnglish, type Said } from '../../src/lib/i18n/said';
 
 /** The official package CDN for the Pyodide version the app ships (the core itself stays local). */
 export function officialPackageIndex(version: string = pyodideVersion): string {
@@ -16,7 +17,7 @@ export interface PackageIndex {
   /** Options for loadPyodide: the lock file naming the packages and where their files are. */
   config: { lockFileContents: Promise<Lockfile>; packageBaseUrl: string };
   /** Set once the lock file promise settled, when the index's lock file could not be used. */
-  problem: string | null;
+  problem: Said | null;
 }
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
@@ -48,15 +49,15 @@ export function packageIndex(coreIndexURL: string, packageIndexURL?: string, cor
     return { url, config: { lockFileContents: coreLockFile(), packageBaseUrl: url }, problem: null };
   }
   const url = withSlash(packageIndexURL);
-  const index = { url, problem: null as string | null };
+  const index = { url, problem: null as Said | null };
   const lockFileContents = Promise.all([fetchLockFile(`${url}pyodide-lock.json`), coreLockFile()]).then(
     ([custom, core]) => {
       if (custom?.info?.abi_version === core.info.abi_version && custom.packages) return custom;
-      index.problem = `its pyodide-lock.json is for another Pyodide (ABI ${custom?.info?.abi_version ?? 'unknown'}, this app runs ${core.info.abi_version})`;
+      index.problem = said('rt_index_other_abi', { abi: custom?.info?.abi_version ?? '?', ours: core.info.abi_version });
       return core;
     },
     async (e: unknown) => {
-      index.problem = `its pyodide-lock.json could not be read (${e instanceof Error ? e.message : e})`;
+      index.problem = said('rt_index_unreadable', { error: e instanceof Error ? e.message : String(e) });
       return coreLockFile();
     },
   );
@@ -128,7 +129,11 @@ export class PackageLoader {
     try {
       await this.pyodide.loadPackage(names, {
         messageCallback: (message) => {
-          if (/^Load(ing|ed) /.test(message)) emit({ type: 'status', text: message.startsWith('Loading') ? `${message}…` : message });
+          const step = /^(Loading|Loaded) (.*)$/s.exec(message);
+          if (step) {
+            const text = step[1] === 'Loading' ? `${message}…` : message;
+            emit({ type: 'status', text, said: said(step[1] === 'Loading' ? 'rt_loading_packages' : 'rt_loaded_packages', { names: step[2] }) });
+          }
         },
         // Pyodide reports each failure as a heading line followed by the cause.
         errorCallback: (message) => {
@@ -141,22 +146,20 @@ export class PackageLoader {
     const failed = needed.filter((key) => !this.pyodide.loadedPackages[this.pyodide.lockfile.packages[key].name]);
     if (failed.length === 0) return null;
     const files = failed.map((key) => new URL(this.pyodide.lockfile.packages[key].file_name, this.index.url).href);
-    let cause = errors.join(' ') || 'it did not install';
+    let cause: Said = errors.length ? said('rt_py_text', { text: errors.join(' ') }) : said('rt_package_not_installed');
     // A browser says only this for a 404 (the integrity check fails), a refused connection or missing CORS headers.
-    if (/Failed to fetch|NetworkError|Load failed/.test(cause)) {
-      cause += globalThis.navigator?.onLine === false
-        ? ': this device is offline and the package was not kept from an earlier use'
-        : ': the file is missing, the index is unreachable, or it does not allow cross-origin requests';
+    if (/Failed to fetch|NetworkError|Load failed/.test(errors.join(' '))) {
+      cause = said(globalThis.navigator?.onLine === false ? 'rt_package_offline' : 'rt_package_unreachable', { error: errors.join(' ') });
     }
     return this.failure(
       failed.map((key) => this.pyodide.lockfile.packages[key].name),
-      `downloading ${files.join(', ')} failed (${cause})`,
+      said('rt_package_download_failed', { files: files.join(', '), cause }),
     );
   }
 
-  private failure(names: string[], cause: string): RunError {
-    const what = names.length === 1 ? `package "${names[0]}"` : `packages ${names.map((n) => `"${n}"`).join(', ')}`;
-    const message = `Could not load ${what} from the package index ${this.index.url}: ${cause}`;
-    return { ename: 'PackageLoadError', evalue: message, traceback: `PackageLoadError: ${message}` };
+  private failure(names: string[], cause: Said): RunError {
+    const text = said('rt_package_failed', { count: names.length, names: names.map((n) => `"${n}"`).join(', '), index: this.index.url, cause });
+    const message = tellInEnglish(text);
+    return { ename: 'PackageLoadError', evalue: message, traceback: `PackageLoadError: ${message}`, said: text };
   }
 }

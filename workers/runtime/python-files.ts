@@ -1,5 +1,6 @@
 import type { PyodideInterface } from 'pyodide';
 import { RUNTIME_DIR } from './snapshot';
+import { englishPythonMessages } from '../../src/lib/i18n/python';
 
 export { RUNTIME_DIR };
 
@@ -15,7 +16,9 @@ export const RUNTIME_SOURCES: Record<string, string> = Object.fromEntries(
 );
 
 /**
- * Writes the `pytabs` package into Pyodide's file system and puts it on sys.path. A Pyodide
+ * Writes the `pytabs` package into Pyodide's file system and puts it on sys.path, with its
+ * messages in English (`messages.json`, read by said.py until a session's start sets the
+ * reader's language). A Pyodide
  * restored from the snapshot already has the path (it is in Python's memory) but not the
  * files (the file system is not), which tracebacks and inspect still read.
  */
@@ -27,6 +30,7 @@ export function installRuntimeFiles(pyodide: PyodideInterface): void {
   for (const [name, text] of Object.entries(RUNTIME_SOURCES)) {
     pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/${name}`, encoder.encode(text));
   }
+  pyodide.FS.writeFile(`${RUNTIME_DIR}/pytabs/messages.json`, encoder.encode(JSON.stringify(englishPythonMessages())));
   // Through a proxy rather than runPython, which would leave `sys` bound in the user's __main__.
   const sys = pyodide.pyimport('sys');
   if (!sys.path.includes(RUNTIME_DIR)) sys.path.insert(0, RUNTIME_DIR);

@@ -13,7 +13,7 @@ import type {
   ProgramRun,
   RunOptions,
   RunResult,
-  StartProgress,
+  StartStep,
   StartReport,
   Trace,
   VariableInfo,
@@ -21,6 +21,7 @@ import type {
 } from '../../src/lib/worker-api';
 import type { WorkerAnswer } from '../../src/lib/stdin-protocol';
 import { installRuntimeFiles } from './python-files';
+import { said, type Said } from '../../src/lib/i18n/said';
 import { OutputStream } from './output';
 import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
@@ -107,7 +108,7 @@ export class WorkerSession {
     installRuntimeFiles(pyodide);
     // A long read shows its steps in the reply, and stops between them when the person asks.
     installSpreadsheets(pyodide, {
-      progress: (text) => this.sink?.({ type: 'status', text }),
+      progress: (text, step) => this.sink?.({ type: 'status', text, said: step }),
       stopRequested: () => this.interrupt?.[0] === 2,
     });
     this.stdout = new OutputStream('stdout', () => this.sink);
@@ -131,6 +132,15 @@ export class WorkerSession {
     stdin.destroy();
     const Runtime = pyodide.pyimport('pytabs.runtime').Runtime as (...a: unknown[]) => PyProxy;
     this.runtime = Runtime(store?.sessionId ?? 'stateless', WORKSPACE, emit);
+  }
+
+  /** The words str() of an error PyTabs raises in Python takes (StartOptions.messages). */
+  setMessages(templates: Record<string, string>): void {
+    const module = this.pyodide.pyimport('pytabs.said');
+    const dict = this.pyodide.toPy(templates);
+    module.set_messages(dict);
+    dict.destroy();
+    module.destroy();
   }
 
   /**
@@ -174,7 +184,7 @@ export class WorkerSession {
    * Loads the session's files into the workspace and restores its variables: from `stored`
    * when the worker read them while Pyodide was loading, else read now.
    */
-  async start(stored?: Promise<StoredSession>, say: (progress: StartProgress) => void = () => undefined): Promise<Omit<StartReport, 'loadMs'>> {
+  async start(stored?: Promise<StoredSession>, say: (step: StartStep) => void = () => undefined): Promise<Omit<StartReport, 'loadMs'>> {
     const t0 = performance.now();
     if (!this.store) return { restored: [], failed: [], restoreMs: 0 };
     const { files, state } = await (stored ?? this.store.readAll());
@@ -182,9 +192,9 @@ export class WorkerSession {
     this.known = this.scan();
     // Replayed imports need their packages; one that fails to load shows up as a failed replay.
     await this.packages?.loadFor(state.replay.map((r) => r.source).join('\n'), (event) => {
-      if (event.type === 'status') say({ text: event.text });
+      if (event.type === 'status') say({ said: event.said ?? said('rt_py_text', { text: event.text }) });
     });
-    if (state.replay.length || state.pickles.length) say({ text: restoringText(state.replay.length, state.pickles.length) });
+    if (state.replay.length || state.pickles.length) say({ said: restoringText(state.replay.length, state.pickles.length) });
     const pickles = new Map(state.pickles.map((p) => [p.name, p.data]));
     const variables = state.variables.map(({ sessionId: _, hash, ...meta }) => ({ ...meta, hash: hash ?? null }));
     const toPy = (v: unknown) => this.pyodide.toPy(v, { depth: 2 });
@@ -494,9 +504,9 @@ async function settled(value: unknown): Promise<void> {
 }
 
 /** "Restoring 3 variables and 2 imports and definitions" */
-function restoringText(statements: number, values: number): string {
-  const parts: string[] = [];
-  if (values) parts.push(`${values} ${values === 1 ? 'variable' : 'variables'}`);
-  if (statements) parts.push(`${statements} ${statements === 1 ? 'import or definition' : 'imports and definitions'}`);
-  return `Restoring ${parts.join(' and ')}`;
+function restoringText(statements: number, values: number): Said {
+  const variables = said('rt_count_variables', { count: values });
+  const definitions = said('rt_count_definitions', { count: statements });
+  const what = values && statements ? said('list_and', { first: variables, last: definitions }) : values ? variables : definitions;
+  return said('rt_restoring', { what });
 }

@@ -4,6 +4,7 @@ import * as XLSX from 'xlsx';
 import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
 import { TOKEN, wholeText } from '../../src/lib/workspace/xlsx-text';
 import { sheetNameProblem, writeXlsx, type Special, type XlsxParts } from './xlsx-writer';
+import { said, tellInEnglish, type Said } from '../../src/lib/i18n/said';
 
 /**
  * Largest sheet (rows × columns of its used range) read or written. A sheet this size
@@ -34,9 +35,10 @@ export interface Sheet {
 export type WritableBookType = 'xlsx' | 'ods';
 
 /** A failure Python turns into a SpreadsheetError; the message is meant for the user. */
+/** Why a workbook cannot be read or written: said for the page (Python passes `said` on), in English as its message. */
 export class SpreadsheetError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(readonly said: Said) {
+    super(tellInEnglish(said));
     this.name = 'SpreadsheetError';
   }
 }
@@ -66,7 +68,7 @@ function isEncryptedPackage(data: Uint8Array): boolean {
   }
 }
 
-const PASSWORD_PROTECTED = 'it is password-protected; save a copy without a password and use that';
+const PASSWORD_PROTECTED = said('rt_py_xl_password');
 
 /** Reads the zip's central directory only, so a zip bomb is refused before anything is inflated. */
 function checkZipSize(data: Uint8Array): number {
@@ -79,20 +81,18 @@ function checkZipSize(data: Uint8Array): number {
       },
     });
   } catch (e) {
-    throw new SpreadsheetError(`the file is damaged (not a readable zip archive: ${e instanceof Error ? e.message : e})`);
+    throw new SpreadsheetError(said('rt_py_xl_damaged', { error: e instanceof Error ? e.message : String(e) }));
   }
   if (total > MAX_UNZIPPED_BYTES) {
-    throw new SpreadsheetError(
-      `it unpacks to ${Math.round(total / 2 ** 20)} MB, more than the ${MAX_UNZIPPED_BYTES / 2 ** 20} MB this reader accepts`,
-    );
+    throw new SpreadsheetError(said('rt_py_xl_unpacks_to', { mb: Math.round(total / 2 ** 20), most: MAX_UNZIPPED_BYTES / 2 ** 20 }));
   }
   return total;
 }
 
 /** What a read tells its session while it works, and asks it. */
 export interface ReadWatch {
-  /** Shows a step of a long read in the run's reply. */
-  progress(text: string): void;
+  /** Shows a step of a long read in the run's reply: in English, and said for the page. */
+  progress(text: string, said: Said): void;
   /** True once the person asked to stop the run. */
   stopRequested(): boolean;
 }
@@ -189,9 +189,7 @@ function readSheet(name: string, sheet: XLSX.WorkSheet, reading: Reading): Sheet
   const width = right - left + 1;
   if (height * width > MAX_CELLS) {
     const range = XLSX.utils.encode_range({ s: { r: top, c: left }, e: { r: bottom, c: right } });
-    throw new SpreadsheetError(
-      `sheet "${name}" spans ${range} (${(height * width).toLocaleString('en')} cells), more than the ${MAX_CELLS.toLocaleString('en')} this reader accepts`,
-    );
+    throw new SpreadsheetError(said('rt_py_xl_sheet_spans', { sheet: name, range, cells: (height * width).toLocaleString('en'), most: MAX_CELLS.toLocaleString('en') }));
   }
   const rows: Cell[][] = [];
   for (let r = top; r <= bottom; r++) {
@@ -203,11 +201,11 @@ function readSheet(name: string, sheet: XLSX.WorkSheet, reading: Reading): Sheet
   return { name, rows, left };
 }
 
-function describe(e: unknown): string {
+function describe(e: unknown): Said {
   const message = e instanceof Error ? e.message : String(e);
   // Legacy .xls files announce their encryption in a record SheetJS reports this way.
   if (/password/i.test(message)) return PASSWORD_PROTECTED;
-  return message;
+  return said('rt_py_text', { text: message });
 }
 
 /**
@@ -218,9 +216,11 @@ function describe(e: unknown): string {
  */
 export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatch = QUIET): Sheet[] {
   const ext = extension(fileName);
-  const step = (text: string | null) => {
+  const step = (what: Said | null) => {
     if (watch.stopRequested()) throw new ReadStopped();
-    if (text !== null) watch.progress(`Reading ${fileName}: ${text}`);
+    if (what === null) return;
+    const text = said('rt_py_xl_reading', { file: fileName, what });
+    watch.progress(tellInEnglish(text), text);
   };
   let large = false;
   const options: XLSX.ParsingOptions = {
@@ -247,10 +247,10 @@ export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatc
       if (isZip(data)) {
         const unpacked = checkZipSize(data);
         large = unpacked > LARGE_READ_BYTES;
-        if (large) step(`parsing ${Math.round(unpacked / 2 ** 20)} MB of XML…`);
+        if (large) step(said('rt_py_xl_parsing', { mb: Math.round(unpacked / 2 ** 20) }));
       } else if (isCompoundFile(data) && isEncryptedPackage(data)) throw new SpreadsheetError(PASSWORD_PROTECTED);
       else if (ZIP_FORMATS.has(ext) && !isCompoundFile(data)) {
-        throw new SpreadsheetError(`it is not a valid .${ext} file (the content is not a zip archive)`);
+        throw new SpreadsheetError(said('rt_py_xl_not_zip', { ext }));
       }
       if (isZip(data)) ({ data, strings } = wholeText(data));
       step(null);
@@ -264,7 +264,7 @@ export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatc
   return workbook.SheetNames.map((name) => {
     const sheet = workbook.Sheets[name];
     const rows = (sheet as XLSX.DenseWorkSheet)['!data']?.length ?? 0;
-    step(large ? `sheet "${name}", ${rows.toLocaleString('en')} rows…` : null);
+    step(large ? said('rt_py_xl_sheet_rows', { sheet: name, rows: rows.toLocaleString('en') }) : null);
     return readSheet(name, sheet, reading);
   });
 }
@@ -302,29 +302,28 @@ function toSpecial(cell: Exclude<Cell, null | number | string | boolean>, sheet:
   } else if ('error' in cell && cell.error in ERROR_CODES) {
     return cell;
   }
-  const where = `sheet "${sheet}", cell ${XLSX.utils.encode_cell({ r, c })}`;
-  throw new SpreadsheetError(`cannot write ${JSON.stringify(cell)} (${where}): a cell holds one value; convert it to str first`);
+  throw new SpreadsheetError(said('rt_py_xl_one_value', { value: JSON.stringify(cell), sheet, cell: XLSX.utils.encode_cell({ r, c }) }));
 }
 
 /**
  * A cell as SheetJS's ODS writer takes it. It keeps dates in its own date style and has no
  * time-of-day or duration cells, so those are refused.
  */
-function toOdsCell(cell: Cell, where: () => string): XLSX.CellObject | null {
+function toOdsCell(cell: Cell, where: () => { sheet: string; cell: string }): XLSX.CellObject | null {
   if (cell === null) return null;
   if (typeof cell === 'number') return { t: 'n', v: cell };
   if (typeof cell === 'string') return { t: 's', v: cell };
   if (typeof cell === 'boolean') return { t: 'b', v: cell };
   if ('date' in cell) return { t: 'd', v: new Date(`${cell.date}Z`) };
   if ('error' in cell && cell.error in ERROR_CODES) return { t: 'e', v: ERROR_CODES[cell.error], w: cell.error };
-  const kind = 'time' in cell ? 'a time of day' : 'duration' in cell ? 'a duration' : JSON.stringify(cell);
-  throw new SpreadsheetError(`cannot write ${kind} to .ods (${where()}); use .xlsx, or write it as text`);
+  const kind = 'time' in cell ? said('rt_py_xl_a_time') : 'duration' in cell ? said('rt_py_xl_a_duration') : JSON.stringify(cell);
+  throw new SpreadsheetError(said('rt_py_xl_not_in_ods', { kind, ...where() }));
 }
 
 function writeOds(sheets: Sheet[]): Uint8Array {
   const workbook = XLSX.utils.book_new();
   for (const { name, rows } of sheets) {
-    const data = rows.map((row, r) => row.map((cell, c) => toOdsCell(cell, () => `sheet "${name}", cell ${XLSX.utils.encode_cell({ r, c })}`)));
+    const data = rows.map((row, r) => row.map((cell, c) => toOdsCell(cell, () => ({ sheet: name, cell: XLSX.utils.encode_cell({ r, c }) }))));
     const width = rows.reduce((widest, row) => Math.max(widest, row.length), 0);
     const sheet: XLSX.DenseWorkSheet = { '!data': data as XLSX.CellObject[][] };
     if (rows.length && width) sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: width - 1 } });
@@ -338,15 +337,15 @@ function writeOds(sheets: Sheet[]): Uint8Array {
  * Strings that look like formulas stay plain strings.
  */
 export function writeWorkbook(sheets: Sheet[], bookType: WritableBookType): Uint8Array | XlsxParts {
-  if (sheets.length === 0) throw new SpreadsheetError('there is no sheet to write');
+  if (sheets.length === 0) throw new SpreadsheetError(said('rt_py_xl_no_sheet'));
   const taken = new Set<string>();
   for (const { name, rows } of sheets) {
     const cells = rows.reduce((n, row) => n + row.length, 0);
     if (cells > MAX_CELLS) {
-      throw new SpreadsheetError(`sheet "${name}" has ${cells.toLocaleString('en')} cells, more than the ${MAX_CELLS.toLocaleString('en')} this writer accepts`);
+      throw new SpreadsheetError(said('rt_py_xl_too_many_cells', { sheet: name, cells: cells.toLocaleString('en'), most: MAX_CELLS.toLocaleString('en') }));
     }
     const problem = sheetNameProblem(name, taken);
-    if (problem) throw new SpreadsheetError(`cannot name a sheet "${name}": ${problem}`);
+    if (problem) throw new SpreadsheetError(said('rt_py_xl_sheet_name', { sheet: name, problem }));
     taken.add(name.toLowerCase());
   }
   if (bookType === 'ods') return writeOds(sheets);
@@ -362,7 +361,7 @@ function bridge(watch: ReadWatch) {
       return JSON.stringify(sheets);
     },
     write_workbook: (sheetsJson: string, bookType: string): Uint8Array | XlsxParts => {
-      if (bookType !== 'xlsx' && bookType !== 'ods') throw new SpreadsheetError(`cannot write the .${bookType} format`);
+      if (bookType !== 'xlsx' && bookType !== 'ods') throw new SpreadsheetError(said('rt_py_xl_format', { ext: bookType }));
       return writeWorkbook(JSON.parse(sheetsJson) as Sheet[], bookType);
     },
   };

@@ -1,3 +1,4 @@
+import { exactLocale, matchLocale, type Locale } from '../i18n/locales';
 import { ImportError } from '../portability/errors';
 import { MAX_FRAGMENT_CHARS, lowerFirst, readSharedParams, type OpenedShare } from '../portability/share-link';
 import { EMBED_ID, EMBED_PARAMS, EMBED_ROUTE, MAX_PAGE_PATH, type EmbedRun, type EmbedTheme } from './fragment';
@@ -11,6 +12,8 @@ export interface EmbedOptions {
   run: EmbedRun;
   theme: EmbedTheme;
   showVariables: boolean;
+  /** The language the embed was asked to speak, as a tag (absent when none): `embedLocale` finds its catalog. */
+  lang?: string;
 }
 
 /** An embed's address read and checked: its options, and the author's version (null when it carries no code). */
@@ -52,7 +55,28 @@ function readOptions(params: URLSearchParams): EmbedOptions {
     run: choice(params, EMBED_PARAMS.run, ['click', 'load'], 'click'),
     theme: choice(params, EMBED_PARAMS.theme, ['auto', 'light', 'dark'], 'auto'),
     showVariables: flag(params, EMBED_PARAMS.showVariables),
+    lang: langTag(params),
   };
+}
+
+/** A language tag as BCP 47 writes one (`fr`, `pt-BR`, `zh-Hans-CN`); the embed then shows PyTabs' closest catalog, if it has one. */
+const LANG_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}$/;
+
+function langTag(params: URLSearchParams): string | undefined {
+  const lang = params.get(EMBED_PARAMS.lang);
+  if (lang === null) return undefined;
+  if (!LANG_TAG.test(lang)) throw new ImportError(`"lang=${lang.slice(0, 20)}" is not a language tag such as "fr" or "pt-BR".`);
+  return lang;
+}
+
+/**
+ * The language an embed's address asks for, read before anything else (its refusals are said
+ * in it too): the catalog for its `lang`, or null when it names none PyTabs has.
+ */
+export function embedLocale(hash: string): Locale | null {
+  if (!isEmbedLink(hash)) return null;
+  const lang = new URLSearchParams(hash.slice(EMBED_ROUTE.length + 1)).get(EMBED_PARAMS.lang);
+  return exactLocale(lang) ?? matchLocale(lang);
 }
 
 /**

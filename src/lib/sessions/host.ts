@@ -3,7 +3,9 @@ import { hasSharedMemory } from '../capabilities';
 import { fetchStep, type FetchProgress } from '../fetch-progress';
 import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
-import { isRunEventMessage, type CheckOutcome, type CompareVerdict, type InputRequest, type Limits, type ProgramCase, type ProgramRun, type RunEvent, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type WorkerRunEvent } from '../worker-api';
+import { isRunEventMessage, type CheckOutcome, type CompareVerdict, type InputRequest, type Limits, type ProgramCase, type ProgramRun, type RunEvent, type RunError, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type StartStep, type WorkerRunEvent } from '../worker-api';
+import { said, tellInEnglish, SaidError, type Said } from '../i18n/said';
+import { pythonMessages } from '../i18n/python';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
 import { snapshotForWorker } from './snapshot-share';
@@ -38,13 +40,13 @@ export interface HostEnv {
 /** Why a worker was ended under a pending call. */
 export type EndCause = 'stopped' | 'timeout' | 'crashed' | 'asleep' | 'deleted' | 'taken';
 
-/** Raised into pending calls when the worker is terminated under them. */
-export class WorkerTerminatedError extends Error {
+/** Raised into pending calls when the worker is terminated under them: said for the UI, in English as its message. */
+export class WorkerTerminatedError extends SaidError {
   constructor(
     readonly cause: EndCause,
-    message: string,
+    text: Said | string,
   ) {
-    super(message);
+    super(typeof text === 'string' ? said('rt_py_text', { text }) : text);
     this.name = 'WorkerTerminatedError';
   }
 }
@@ -199,10 +201,10 @@ export class SessionHost {
     live.input = input;
     worker.addEventListener('error', (event) => {
       event.preventDefault();
-      if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', `The session's worker crashed (${event.message || 'an uncaught error'}).`));
+      if (this.live === live) this.terminate(new WorkerTerminatedError('crashed', said('rt_worker_crashed', { error: event.message || said('rt_uncaught_error') })));
     });
     // Steps of this worker's start only: a later worker's start has its own.
-    const progress = (step: StartProgress) => void (this.live === live && this.setProgress(step));
+    const progress = (step: StartStep) => void (this.live === live && this.setProgress({ ...step, text: tellInEnglish(step.said) }));
     const started = api.start(
       {
         sessionId: this.sessionId,
@@ -212,6 +214,7 @@ export class SessionHost {
         input: input.offer,
         packageIndexURL: this.env.packageIndexURL?.(),
         coreFiles: hasCoreFiles ? undefined : coreFilesInHand(this.env.indexURL),
+        messages: pythonMessages(),
       },
       Comlink.proxy(progress),
     );
@@ -255,7 +258,7 @@ export class SessionHost {
       } catch (error) {
         if (error instanceof WorkerTerminatedError) throw error;
         // Python errors come back as results; a rejected call means the worker itself broke.
-        const crash = new WorkerTerminatedError('crashed', `The session's worker failed (${String(error)}).`);
+        const crash = new WorkerTerminatedError('crashed', said('rt_worker_failed', { error: String(error) }));
         if (this.live === live) this.terminate(crash);
         throw crash;
       } finally {
@@ -305,9 +308,7 @@ export class SessionHost {
       } finally {
         live.worker.removeEventListener('message', hear);
       }
-      if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') {
-        result.error = { ename: 'TimeoutError', evalue: timeoutText(timeoutMs), traceback: `TimeoutError: ${timeoutText(timeoutMs)}` };
-      }
+      if (this.stopCause === 'timeout' && result.error?.ename === 'KeyboardInterrupt') result.error = timeLimitError(timeoutMs);
       return result;
     }).catch((error: unknown) => {
       if (!(error instanceof WorkerTerminatedError)) throw error;
@@ -376,15 +377,16 @@ export class SessionHost {
     }
     // A scratch session (grading's) has nothing saved to restart from or to lose: it only says what ended the run.
     const scratch = this.sessionId === null;
-    const what =
-      error.cause === 'timeout' ? `${timeoutText(timeoutMs)}${scratch ? '' : ' The session restarted from its last saved state.'}` : error.message;
-    const evalue =
+    const what: Said =
+      error.cause === 'timeout' ? (scratch ? timeoutText(timeoutMs) : said('rt_restarted_after', { what: timeoutText(timeoutMs) }))
+      : error.said;
+    const text =
       scratch || error.cause === 'deleted' || error.cause === 'taken' ? what
-      : unsaved.length ? `${what} Not saved from this run: ${unsaved.join(', ')}.`
-      : `${what} Nothing saved before this run was lost.`;
+      : unsaved.length ? said('rt_not_saved_from_run', { what, names: unsaved.join(', ') })
+      : said('rt_nothing_lost', { what });
     return {
       status: 'error',
-      error: { ename: RESULT_NAMES[error.cause], evalue, traceback: `${RESULT_NAMES[error.cause]}: ${evalue}` },
+      error: pageError(RESULT_NAMES[error.cause], text),
       durationMs: performance.now() - t0,
       filesChanged: [],
       filesDeleted: [],
@@ -465,9 +467,7 @@ export class SessionHost {
       if (settled) return 'interrupted';
     }
     if (this.live !== live) return 'restarted';
-    const message =
-      cause === 'timeout' ? 'The run hit the time limit.' : 'The run was stopped; the session restarted from its last saved state.';
-    this.terminate(new WorkerTerminatedError(cause, message));
+    this.terminate(new WorkerTerminatedError(cause, said(cause === 'timeout' ? 'rt_hit_time_limit' : 'rt_stopped_restarted')));
     return 'restarted';
   }
 
@@ -495,7 +495,7 @@ export class SessionHost {
    * one. Resolves once the worker itself has ended, which for a worker still starting waits
    * until it let go of storage (`endWorker`).
    */
-  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', 'The session was put to sleep.')): Promise<void> {
+  terminate(reason: WorkerTerminatedError = new WorkerTerminatedError('asleep', said('rt_put_to_sleep'))): Promise<void> {
     const live = this.live;
     if (!live) return Promise.resolve();
     this.live = null;
@@ -581,6 +581,17 @@ function handOver<T>(value: Promise<T | undefined> | undefined, send: (value: T 
     .catch(() => undefined);
 }
 
-function timeoutText(ms: number): string {
-  return `The run took longer than its time limit of ${Math.round(ms / 1000)} s and was stopped.`;
+/** What a run Python stopped at the page's time limit (its KeyboardInterrupt) ends with. */
+export function timeLimitError(timeoutMs: number): RunError {
+  return pageError('TimeoutError', timeoutText(timeoutMs));
+}
+
+function timeoutText(ms: number): Said {
+  return said('rt_time_limit', { s: Math.round(ms / 1000) });
+}
+
+/** An error the page wrote (no Python raised it): its traceback is its one line, in English as the API has it. */
+function pageError(ename: string, text: Said): RunError {
+  const evalue = tellInEnglish(text);
+  return { ename, evalue, traceback: `${ename}: ${evalue}`, said: text };
 }

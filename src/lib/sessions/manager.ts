@@ -1,3 +1,4 @@
+import { said } from '../i18n/said';
 import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
 import { RoundHistory, SessionStore } from '../storage/session-store';
 import { addNewSession, deleteSessionData, getSession, listSessionRecords, updateSession } from '../storage/sessions';
@@ -280,7 +281,7 @@ export class SessionManager {
   private lost(sessionId: string): void {
     // The tab that took it may change its session variables now.
     this.sessionVars.delete(sessionId);
-    this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('taken', 'This session was taken over by another tab.'));
+    this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('taken', said('rt_taken_over')));
     this.changed(sessionId, ALL_PARTS);
   }
 
@@ -627,7 +628,7 @@ export class SessionManager {
    */
   async deleteSession(sessionId: string): Promise<void> {
     const host = this.hosts.get(sessionId);
-    host?.terminate(new WorkerTerminatedError('deleted', 'The session was deleted.'));
+    host?.terminate(new WorkerTerminatedError('deleted', said('rt_session_deleted')));
     this.hosts.delete(sessionId);
     this.sessionVars.delete(sessionId);
     await deleteSessionData(this.db, sessionId);
@@ -761,7 +762,7 @@ export class SessionManager {
    * matches storage (a run in flight ends as restarted); its next use starts from storage.
    */
   storageChanged(sessionId: string, restart: boolean): void {
-    if (restart) this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('asleep', 'The session was reloaded from storage.'));
+    if (restart) this.hosts.get(sessionId)?.terminate(new WorkerTerminatedError('asleep', said('rt_reloaded_from_storage')));
     this.sessionVars.delete(sessionId);
     this.changed(sessionId, ALL_PARTS);
   }

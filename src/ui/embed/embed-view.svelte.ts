@@ -15,6 +15,7 @@ import {
 import type { Reporter } from '../reporter';
 import { tell } from '../i18n.svelte';
 import { SessionView } from '../session-view.svelte';
+import { errorText, m } from '../i18n.svelte';
 
 /** A line the embed shows under its output: an error, or news. */
 export interface EmbedNotice {
@@ -22,9 +23,6 @@ export interface EmbedNotice {
   text: string;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** What a finished round gave, as the page's API tells it. */
 function runResult(round: Round | null): EmbedRunResult {
@@ -95,7 +93,7 @@ export class EmbedView implements Reporter {
   }
 
   notify(error: unknown): void {
-    this.notices = [...this.notices, { kind: 'error', text: message(error) }];
+    this.notices = [...this.notices, { kind: 'error', text: errorText(error) }];
   }
 
   inform(text: string): void {
@@ -196,7 +194,7 @@ export class EmbedView implements Reporter {
       this.notices = [];
       await this.load();
       this.setStatus('idle');
-      this.inform('Back to the author’s version.');
+      this.inform(m.rt_embed_back_to_author());
     } catch (error) {
       this.notify(error);
     }

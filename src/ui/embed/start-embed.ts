@@ -1,6 +1,7 @@
 import { mount } from 'svelte';
 import { SessionManager } from '../../lib';
-import { EMBED_PARAMS, EMBED_ROUTE, embedPage, loadAllowedOrigins, openEmbedSession, parentHelloOrigin, readEmbed, type OpenedEmbed } from '../../lib/embed';
+import { EMBED_PARAMS, EMBED_ROUTE, embedLocale, embedPage, loadAllowedOrigins, openEmbedSession, parentHelloOrigin, readEmbed, type OpenedEmbed } from '../../lib/embed';
+import { errorText, messages, setLocale, startLocale } from '../../lib/i18n';
 import { SHARE_ROUTE } from '../../lib/portability/share-link';
 import { endWithPage } from '../../lib/sessions/page-life';
 import { NewerSchemaError } from '../../lib/storage/db';
@@ -31,12 +32,10 @@ function showStorageBlocked(target: HTMLElement, appUrl: string): void {
   box.setAttribute('role', 'alert');
   box.style.padding = '1rem';
   const p = document.createElement('p');
-  p.textContent =
-    "This browser does not let the embed keep data (storage is blocked for this site, often by a setting for third-party cookies and site data), so it cannot run here. " +
-    `Open it in PyTabs to run it in a tab of its own, or allow third-party cookies and site data for ${location.hostname} in this browser's settings and reload the page.`;
+  p.textContent = messages().rt_embed_storage_blocked_framed({ host: location.hostname });
   const params = new URLSearchParams(location.hash.slice(EMBED_ROUTE.length + 1));
   const link = document.createElement('a');
-  link.textContent = 'Open in PyTabs';
+  link.textContent = messages().rt_embed_open();
   link.target = '_blank';
   link.rel = 'noopener';
   link.href = params.has(EMBED_PARAMS.data)
@@ -44,6 +43,21 @@ function showStorageBlocked(target: HTMLElement, appUrl: string): void {
     : appUrl;
   box.append(p, link);
   target.replaceChildren(box);
+}
+
+/**
+ * The embed's language: its address's `lang` (the author's, or the course page's `<html lang>`
+ * the client passes), else as the app chooses (the person's choice in this browser, the site's,
+ * the browser's). `<html lang dir>` follow. A catalog that cannot load leaves English.
+ */
+async function showLanguage(hash: string): Promise<void> {
+  const asked = embedLocale(hash);
+  try {
+    if (asked) await setLocale(asked);
+    else await startLocale();
+  } catch (error) {
+    console.warn('PyTabs embed: its language could not load; showing English.', error);
+  }
 }
 
 /**
@@ -56,11 +70,12 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
   const framed = window.parent !== window;
   // Heard from the start: the page's hello may come while the fragment is read.
   const hello = framed ? parentHelloOrigin(window, window.parent, HELLO_WAIT_MS) : Promise.resolve(null);
+  await showLanguage(location.hash);
   let opened: OpenedEmbed;
   try {
     opened = await readEmbed(location.hash);
   } catch (error) {
-    showAlert(target, (error as Error).message);
+    showAlert(target, errorText(error));
     return;
   }
   if (opened.options.theme !== 'auto') document.documentElement.dataset.theme = opened.options.theme;
@@ -73,16 +88,12 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
     manager = await SessionManager.open();
   } catch (error) {
     // A database of a newer PyTabs is said in the app's words already; anything else is the browser refusing storage.
-    if (error instanceof NewerSchemaError) showAlert(target, error.message);
+    if (error instanceof NewerSchemaError) showAlert(target, errorText(error));
     else {
       console.warn(`PyTabs embed: storage (IndexedDB) could not be opened: ${String(error)}`);
       if (framed) showStorageBlocked(target, appUrl);
       else
-        showAlert(
-          target,
-          "This browser does not let PyTabs keep data here (storage is blocked, often in a private window or by a setting that blocks site data), so this embed cannot run. " +
-            `Allow site data for ${location.hostname} in this browser's settings, or open the page in a window that is not private, and reload it.`,
-        );
+        showAlert(target, messages().rt_embed_storage_blocked({ host: location.hostname }));
     }
     return;
   }
@@ -109,6 +120,6 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
     // The author asked for the code to run at once: on a first visit only, a returning reader finds their own state.
     if (opened.options.run === 'load' && embed.made) await view.run();
   } catch (error) {
-    showAlert(target, `This embed could not open its session: ${(error as Error).message}`);
+    showAlert(target, messages().rt_embed_could_not_open({ error: errorText(error) }));
   }
 }

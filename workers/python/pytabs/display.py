@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .said import said, words
+
 # A repr longer than this is cut: the page cannot show more usefully, and
 # building the full repr of a 50 MB value would stall the session.
 TEXT_LIMIT = 100_000
@@ -84,7 +86,7 @@ def _figure_png(obj: object) -> str | None:
         obj.savefig(buffer, format='png', bbox_inches='tight')
     except Exception as exc:
         # The figure's text form still shows; the reason it could not be drawn goes with it.
-        print(f'The figure could not be drawn: {type(exc).__name__}: {exc}', file=sys.stderr)
+        print(words(said('rt_py_figure_failed', error=f'{type(exc).__name__}: {exc}')), file=sys.stderr)
         return None
     return base64.b64encode(buffer.getvalue()).decode('ascii')
 
@@ -144,7 +146,7 @@ def plain_text(obj: object, limit: int = TEXT_LIMIT) -> str:
     """repr(obj), cut after limit characters without building the rest of it."""
     text, cut = _bounded_repr(obj, limit)
     if cut:
-        return f'{text}…\n[output cut: the repr is longer than {limit:,} characters]'
+        return f'{text}…\n' + words(said('rt_py_repr_cut', limit=f'{limit:,}'))
     return text
 
 

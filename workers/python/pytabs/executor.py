@@ -9,7 +9,9 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
+
+from .said import Said, said_of
 
 # Lets a cell `await` at top level, as in Jupyter; such a cell compiles to a coroutine.
 _FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -19,6 +21,8 @@ class ErrorInfo(TypedDict):
     ename: str
     evalue: str
     traceback: str
+    # PyTabs' own message, when PyTabs raised the error: the page tells it in the reader's language.
+    said: NotRequired[Said]
 
 
 @dataclass(frozen=True)
@@ -84,11 +88,15 @@ def describe_error(exc: BaseException, is_user_file: Callable[[str], bool]) -> E
     """The error as the user should see it: only frames of their own code, ending in 'Name: message'."""
     report = traceback.TracebackException.from_exception(exc)
     _keep_user_frames(report, is_user_file, set())
-    return {
+    info: ErrorInfo = {
         'ename': type(exc).__name__,
         'evalue': _safe_str(exc),
         'traceback': ''.join(report.format()).rstrip('\n'),
     }
+    text = said_of(exc)
+    if text is not None:
+        info['said'] = text
+    return info
 
 
 def _keep_user_frames(

@@ -39,7 +39,7 @@ def statement_source(source: str, node: Statement) -> str:
     )
     text = ast.get_source_segment(source, span)  # type: ignore[arg-type]
     if text is None:
-        raise ValueError('a parsed statement always has a position')
+        raise ValueError('a parsed statement always has a position')  # never shown: ast gives every statement one
     return text
 
 

@@ -113,7 +113,7 @@ class Runtime:
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
         coroutine.close()
-        raise RuntimeError('run_now() was given a cell that awaits; use run()')
+        raise RuntimeError('run_now() was given a cell that awaits; use run()')  # never shown: the worker's own mistake, for its developers
 
     async def _run(self, code: str, session_vars: Mapping[str, str], recorder: Recorder | None) -> RunResult:
         self._session_vars = dict(session_vars)

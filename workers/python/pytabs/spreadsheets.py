@@ -28,6 +28,8 @@ from typing import Any
 
 from pyodide.ffi import JsException, to_js
 
+from .said import Said, error, said
+
 
 
 class ExcelError:
@@ -60,6 +62,14 @@ Rows = list[list[Cell]]
 
 class SpreadsheetError(ValueError):
     """A workbook could not be read or written; the message names the file and the cause."""
+
+
+def _bridge_cause(e: JsException) -> Said:
+    """Why the SheetJS bridge refused: its said text (workers/runtime/spreadsheets.ts), else its message."""
+    told = getattr(e, 'said', None)
+    if told is not None and hasattr(told, 'to_py'):
+        return told.to_py()
+    return said('rt_py_text', text=e.message)
 
 
 class SheetRows(list):
@@ -110,7 +120,7 @@ def _load_sheets(data: bytes, name: str) -> dict[str, _Sheet]:
     except JsException as e:
         if e.name == 'ReadStopped':  # the person pressed Stop during the read
             raise KeyboardInterrupt from None
-        raise SpreadsheetError(f'Cannot read {name!r}: {e.message}') from None
+        raise error(SpreadsheetError, said('rt_py_cannot_read', file=repr(name), cause=_bridge_cause(e))) from None
     return {sheet['name']: _Sheet(sheet['rows'], sheet.get('left', 0)) for sheet in json.loads(text, object_hook=_cell_hook)}
 
 
@@ -133,7 +143,7 @@ def _column_index(letters: str) -> int:
     n = 0
     for ch in letters.strip().upper():
         if not 'A' <= ch <= 'Z':
-            raise ValueError(f'{letters!r} is not a column letter')
+            raise error(ValueError, said('rt_py_not_column_letter', letters=repr(letters)))
         n = n * 26 + ord(ch) - ord('A') + 1
     return n - 1
 
@@ -168,7 +178,7 @@ def _shape(
 ) -> SheetRows:
     """One sheet's rows as records, with pandas' meaning of each argument."""
     if header is not None and (isinstance(header, bool) or not isinstance(header, int) or header < 0):
-        raise ValueError(f'header must be a row number (0 or more) or None, not {header!r}')
+        raise error(ValueError, said('rt_py_bad_header', header=repr(header)))
     skipped = _skipped(skiprows, len(rows))
     rows = [row for i, row in enumerate(rows) if i not in skipped]
     width = max((len(row) for row in rows), default=0)
@@ -196,13 +206,13 @@ def _shape(
                 missing = [u for u in wanted_list if u not in by_name]
                 chosen = {by_name[u] for u in wanted_list if u in by_name}
             if missing:
-                raise ValueError(f'usecols names columns that are not there: {missing}; the columns are {labels}')
+                raise error(ValueError, said('rt_py_usecols_missing', missing=repr(missing), columns=repr(labels)))
             positions = [p for p in positions if p in chosen]
     columns = [labels[p] for p in positions]
     if names is not None:
         names = list(names)
         if len(names) != len(columns):
-            raise ValueError(f'names has {len(names)} names for {len(columns)} columns: {columns}')
+            raise error(ValueError, said('rt_py_names_count', names=len(names), count=len(columns), columns=repr(columns)))
         columns = names
     if positions == list(range(width)):
         # Every row is as wide as the sheet (the bridge pads them): zip them as they are.
@@ -259,7 +269,7 @@ def _sheet_title(sheets: Mapping[str, Any], wanted: str | int, file_name: str) -
             return titles[wanted]
     elif wanted in sheets:
         return wanted
-    raise SpreadsheetError(f'{file_name!r} has no sheet {wanted!r}; its sheets are {titles}')
+    raise error(SpreadsheetError, said('rt_py_no_sheet', file=repr(file_name), sheet=repr(wanted), sheets=repr(titles)))
 
 
 class _Unwritable(Exception):
@@ -276,7 +286,7 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         number = float(value)
         if not math.isfinite(number):
-            raise ValueError('not a finite number')  # _to_json_cell makes it an empty cell
+            raise ValueError(number)  # never shown: _to_json_cell makes it an empty cell
         return number
     if isinstance(value, datetime.datetime):
         # Excel has no time zones: an aware datetime is written as its wall-clock time.
@@ -292,7 +302,7 @@ def _json_default(value: Any) -> Any:
         return {'duration': _ms(value)}
     if isinstance(value, ExcelError):
         return {'error': value.code}
-    raise _Unwritable(f'{type(value).__name__} values cannot be written to a cell; convert it to str, a number or a date first')
+    raise error(_Unwritable, said('rt_py_unwritable', type=type(value).__name__))
 
 
 def _to_json_cell(value: Any) -> Any:
@@ -304,7 +314,7 @@ def _to_json_cell(value: Any) -> Any:
         number = float(value)
         return number if math.isfinite(number) else None
     if isinstance(value, (list, tuple, dict, set)):
-        raise _Unwritable(f'{type(value).__name__} values cannot be written to a cell; convert it to str, a number or a date first')
+        raise error(_Unwritable, said('rt_py_unwritable', type=type(value).__name__))
     return _json_default(value)
 
 
@@ -324,7 +334,8 @@ def _sheets_json(path: str, sheets: Mapping[str, list[list[Any]]]) -> str:
                 try:
                     out.append(_to_json_cell(value))
                 except _Unwritable as e:
-                    raise SpreadsheetError(f'Cannot write {path!r}: sheet {sheet["name"]!r}, cell {_cell_name(r, c)}: {e}') from None
+                    cause = said('rt_py_in_cell', sheet=repr(sheet['name']), cell=_cell_name(r, c), cause=e.said)  # type: ignore[attr-defined]
+                    raise error(SpreadsheetError, said('rt_py_cannot_write', file=repr(path), cause=cause)) from None
             cells.append(out)
         sheet['rows'] = cells
     return json.dumps(payload, allow_nan=False)
@@ -346,7 +357,7 @@ def _rows(records: Iterable[Any]) -> list[list[Any]]:
         columns = list(dict.fromkeys(key for record in records for key in record))
         return [columns] + [[record.get(c) for c in columns] for record in records]
     if any(isinstance(r, (str, bytes, Mapping)) or not isinstance(r, Iterable) for r in records):
-        raise TypeError('a sheet is a list of dicts or a list of rows (lists or tuples)')
+        raise error(TypeError, said('rt_py_sheet_shape'))
     return [list(record) for record in records]
 
 
@@ -355,18 +366,18 @@ def save_workbook(path: str, sheets: Mapping[str, list[list[Any]]]) -> None:
     ext = os.path.splitext(path)[1].lower()
     if ext == '.csv':
         if len(sheets) != 1:
-            raise SpreadsheetError(f'Cannot write {path!r}: a .csv file holds one sheet, got {len(sheets)}')
+            raise error(SpreadsheetError, said('rt_py_cannot_write', file=repr(path), cause=said('rt_py_csv_one_sheet', count=len(sheets))))
         with open(path, 'w', newline='', encoding='utf-8') as f:
             writer = csv.writer(f)
             for row in next(iter(sheets.values())):
                 writer.writerow(['' if v is None else v.isoformat(sep=' ') if isinstance(v, datetime.date) else v for v in row])
         return
     if ext not in ('.xlsx', '.ods'):
-        raise SpreadsheetError(f'Cannot write {path!r}: use a .xlsx, .ods or .csv file name')
+        raise error(SpreadsheetError, said('rt_py_cannot_write', file=repr(path), cause=said('rt_py_write_extension')))
     try:
         written = _sheetjs().write_workbook(_sheets_json(path, sheets), ext[1:])
     except JsException as e:
-        raise SpreadsheetError(f'Cannot write {path!r}: {e.message}') from None
+        raise error(SpreadsheetError, said('rt_py_cannot_write', file=repr(path), cause=_bridge_cause(e))) from None
     data = written.to_bytes() if ext == '.ods' else _zip(written)
     with open(path, 'wb') as f:
         f.write(data)

@@ -31,6 +31,7 @@ from typing import Any
 
 from pytabs.turtle_colors import lookup as _resolve_color
 from pytabs.turtle_picture import LINE_POINTS, Picture
+from pytabs.said import error, said, words
 
 __all__ = [
     'Screen', 'Turtle', 'RawTurtle', 'Pen', 'RawPen', 'TurtleScreen', 'Vec2D', 'Shape',
@@ -102,9 +103,9 @@ class Shape:
 
     def __init__(self, type_: str, data: Any = None) -> None:
         if type_ not in ('polygon', 'compound', 'image'):
-            raise TurtleGraphicsError(f'There is no shape type {type_}')
+            raise TurtleGraphicsError(f'There is no shape type {type_}')  # CPython's words
         if type_ == 'image':
-            raise TurtleGraphicsError('Images as turtle shapes are not supported in PyTabs')
+            raise error(TurtleGraphicsError, said('rt_py_turtle_no_images'))
         self._type = type_
         if type_ == 'polygon':
             data = tuple(tuple(p) for p in (data or ()))
@@ -115,7 +116,7 @@ class Shape:
     def addcomponent(self, poly: Any, fill: Any, outline: Any = None) -> None:
         """Adds a polygon filled with fill and outlined with outline (default: fill) to a compound shape."""
         if self._type != 'compound':
-            raise TurtleGraphicsError(f'Cannot add component to {self._type} Shape')
+            raise TurtleGraphicsError(f'Cannot add component to {self._type} Shape')  # CPython's words
         if outline is None:
             outline = fill
         self._data.append([tuple(tuple(p) for p in poly), fill, outline])
@@ -183,15 +184,15 @@ class TurtleScreen:
         if isinstance(color, str):
             if color == '' or _resolve_color(color) is not None:
                 return color
-            raise TurtleGraphicsError(f'bad color string: {color}')
+            raise TurtleGraphicsError(f'bad color string: {color}')  # CPython's words
         try:
             r, g, b = color
         except (TypeError, ValueError):
-            raise TurtleGraphicsError(f'bad color arguments: {color}') from None
+            raise TurtleGraphicsError(f'bad color arguments: {color}') from None  # CPython's words
         if self._colormode == 1.0:
             r, g, b = (round(255.0 * c) for c in (r, g, b))
         if not (0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255):
-            raise TurtleGraphicsError(f'bad color sequence: {color}')
+            raise TurtleGraphicsError(f'bad color sequence: {color}')  # CPython's words
         return '#%02x%02x%02x' % (r, g, b)
 
     def _color(self, cstr: str) -> Any:
@@ -204,7 +205,7 @@ class TurtleScreen:
         elif len(digits) == 3:
             channels = [16 * int(d, 16) for d in digits]
         else:
-            raise TurtleGraphicsError(f'bad colorstring: {cstr}')
+            raise TurtleGraphicsError(f'bad colorstring: {cstr}')  # CPython's words
         return tuple(c * self._colormode / 255 for c in channels)
 
     def colormode(self, cmode: float | None = None) -> float | None:
@@ -234,7 +235,7 @@ class TurtleScreen:
             return self._mode
         mode = mode.lower()
         if mode not in ('standard', 'logo', 'world'):
-            raise TurtleGraphicsError(f'No turtle-graphics-mode {mode}')
+            raise TurtleGraphicsError(f'No turtle-graphics-mode {mode}')  # CPython's words
         self._mode = mode
         if mode in ('standard', 'logo'):
             self._world = None
@@ -361,11 +362,11 @@ class TurtleScreen:
     def register_shape(self, name: str, shape: Any = None) -> None:
         """Adds a shape: a polygon (a tuple of points, drawn with the heading up as in CPython) or a Shape."""
         if shape is None:
-            raise TurtleGraphicsError('Images as turtle shapes are not supported in PyTabs')
+            raise error(TurtleGraphicsError, said('rt_py_turtle_no_images'))
         if isinstance(shape, tuple):
             shape = Shape('polygon', shape)
         elif not isinstance(shape, Shape):
-            raise TurtleGraphicsError(f'bad shape for register_shape: {shape!r}')
+            raise TurtleGraphicsError(f'bad shape for register_shape: {shape!r}')  # CPython's words
         self._shapes[name] = shape
 
     addshape = register_shape
@@ -410,12 +411,12 @@ class TurtleScreen:
         canvas, which PyTabs does not have, so the name must end in .svg."""
         path = os.fspath(filename)
         if not path.lower().endswith('.svg'):
-            raise _no_tk(f'save({path!r}) as PostScript; save the drawing as .svg instead')
+            raise error(TurtleGraphicsError, said('rt_py_turtle_no_tk', what=said('rt_py_turtle_postscript', call=f'save({path!r})')))
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            raise FileNotFoundError(f'There is no folder {folder!r} to save the drawing in.')
+            raise error(FileNotFoundError, said('rt_py_turtle_no_folder', folder=repr(folder)))
         if not overwrite and os.path.exists(path):
-            raise FileExistsError(f'{path!r} exists already: save(..., overwrite=True) replaces it.')
+            raise error(FileExistsError, said('rt_py_turtle_exists', path=repr(path)))
         self.update()
         with open(path, 'w', encoding='utf-8') as file:
             file.write(self._picture.svg())
@@ -501,12 +502,12 @@ class TurtleScreen:
             try:
                 value = float(answer)
             except ValueError:
-                print('Please give a number.')
+                print(words(said('rt_py_turtle_give_number')))
                 continue
             if minval is not None and value < minval:
-                print(f'The number must be at least {minval}.')
+                print(words(said('rt_py_turtle_at_least', min=minval)))
             elif maxval is not None and value > maxval:
-                print(f'The number must be at most {maxval}.')
+                print(words(said('rt_py_turtle_at_most', max=maxval)))
             else:
                 return value
 
@@ -560,7 +561,7 @@ class TurtleScreen:
                 wait = None if not self._timers else (self._timers[0][0] - now) * 1000
                 line = wait_for_event(None if wait is None else math.ceil(wait))
                 if line is None:
-                    print('turtle: clicks and keys cannot reach this run (nobody is at the keyboard here).', file=sys.stderr)
+                    print(words(said('rt_py_turtle_no_events')), file=sys.stderr)
                     return
                 self._dispatch(line)
         finally:
@@ -705,7 +706,7 @@ def _text_width(text: str, family: str, size: float, style: str) -> int:
 
 
 def _no_tk(what: str) -> TurtleGraphicsError:
-    return TurtleGraphicsError(f'{what}: PyTabs has no Tk window (its turtle draws in the reply), so Tk\'s canvas and widgets are not there')
+    return error(TurtleGraphicsError, said('rt_py_turtle_no_tk', what=what))
 
 
 def _read_image(name: str) -> dict[str, Any]:
@@ -717,7 +718,7 @@ def _read_image(name: str) -> dict[str, Any]:
     elif data[:6] in (b'GIF87a', b'GIF89a'):
         kind, width, height = 'gif', int.from_bytes(data[6:8], 'little'), int.from_bytes(data[8:10], 'little')
     else:
-        raise TurtleGraphicsError(f'couldn\'t recognize data in image file "{name}" (PyTabs shows GIF and PNG)')
+        raise error(TurtleGraphicsError, said('rt_py_turtle_image_data', name=name))
     return {'href': f'data:image/{kind};base64,' + base64.b64encode(data).decode('ascii'), 'width': width, 'height': height}
 
 
@@ -779,7 +780,7 @@ class RawTurtle:
         elif canvas is None or isinstance(canvas, Picture):
             self.screen = Screen()
         else:
-            raise TurtleGraphicsError(f'bad canvas argument {canvas}')
+            raise TurtleGraphicsError(f'bad canvas argument {canvas}')  # CPython's words
         self._id = RawTurtle._next_id
         RawTurtle._next_id += 1
         self.screen._turtles.append(self)
@@ -890,7 +891,7 @@ class RawTurtle:
             return x._position
         if isinstance(x, tuple):
             return Vec2D(*x)
-        raise TurtleGraphicsError(f'bad position: {x}')
+        raise TurtleGraphicsError(f'bad position: {x}')  # CPython's words
 
     # -- moving ------------------------------------------------------------------------------
 
@@ -1116,7 +1117,7 @@ class RawTurtle:
         elif len(args) == 3:
             pen = fill = args
         else:
-            raise TurtleGraphicsError(f'bad color arguments: {args}')
+            raise TurtleGraphicsError(f'bad color arguments: {args}')  # CPython's words
         self.pen(pencolor=self.screen._colorstr((pen,)), fillcolor=self.screen._colorstr((fill,)))
         return None
 
@@ -1273,7 +1274,7 @@ class RawTurtle:
         """Writes str(arg) at the turtle's position, aligned 'left', 'center' or 'right' on it."""
         align = align.lower()
         if align not in ('left', 'center', 'right'):
-            raise TurtleGraphicsError(f'bad align: {align}')
+            raise TurtleGraphicsError(f'bad align: {align}')  # CPython's words
         family, size, style = (tuple(font) + _DEFAULT_FONT[len(font) :])[:3]
         text = str(arg)
         x, y = self._canvas(self._position)
@@ -1348,7 +1349,7 @@ class RawTurtle:
         if name is None:
             return self._shape
         if name not in self.screen._shapes:
-            raise TurtleGraphicsError(f'There is no shape named {name}')
+            raise TurtleGraphicsError(f'There is no shape named {name}')  # CPython's words
         self._shape = name
         self._draw_sprite()
         return None
@@ -1358,7 +1359,7 @@ class RawTurtle:
         if stretch_wid is None and stretch_len is None and outline is None:
             return self._stretch[0], self._stretch[1], self._outline
         if stretch_wid == 0 or stretch_len == 0:
-            raise TurtleGraphicsError('stretch_wid/stretch_len must not be zero')
+            raise TurtleGraphicsError('stretch_wid/stretch_len must not be zero')  # CPython's words
         if stretch_wid is not None:
             stretch = (stretch_wid, stretch_wid if stretch_len is None else stretch_len)
         elif stretch_len is not None:
@@ -1388,7 +1389,7 @@ class RawTurtle:
         m22 = m22 if t22 is None else t22
         # CPython checks the elements given (all four in practice), not the matrix it then keeps.
         if t11 * t22 - t12 * t21 == 0:  # type: ignore[operator]
-            raise TurtleGraphicsError('Bad shape transform matrix: must not be singular')
+            raise TurtleGraphicsError('Bad shape transform matrix: must not be singular')  # CPython's words
         self._shapetrafo = (m11, m12, m21, m22)
         # The matrix as a tilt times stretch and shear (upper triangular).
         alfa = math.atan2(-m21, m11) % math.tau

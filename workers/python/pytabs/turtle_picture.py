@@ -52,7 +52,7 @@ class Picture:
         self.items: dict[int, Item] = {}
         self.bg = 'white'
         self.view = (-width / 2, -height / 2, float(width), float(height))
-        self.title = 'Python Turtle Graphics'
+        self.title = 'Python Turtle Graphics'  # CPython's words: its window's title until title() names it
         # bgpic(): an image centred under the drawing ({'href', 'width', 'height'}), or None.
         self.bgpic: Item | None = None
         self.sprites: dict[int, Item] = {}
