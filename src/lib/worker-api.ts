@@ -2,6 +2,7 @@
  * The one interface between the page and a session worker. Both sides import
  * these types, so a mismatch is a compile error.
  */
+import type { Said } from './i18n/said';
 
 /** A Jupyter-style MIME bundle: 'text/plain' is always present. */
 export type MimeBundle = Record<string, string>;
@@ -158,6 +159,14 @@ export interface RunError {
   evalue: string;
   /** The traceback as text, limited to the user's own frames. */
   traceback: string;
+  /**
+   * What the error means for a beginner, with the names and values of their code, as said texts
+   * (workers/python/pytabs/explain.py): what went wrong, then, when it went through several of
+   * their functions, where it started and stopped. Absent for errors it has no words for.
+   */
+  explanation?: Said[];
+  /** The line of the run's code where it happened (1-based; the innermost of the cell's own frames). */
+  line?: number;
 }
 
 export interface VariableInfo {

@@ -11,6 +11,7 @@ import type {
   Limits,
   ProgramCase,
   ProgramRun,
+  RunError,
   RunOptions,
   RunResult,
   StartProgress,
@@ -44,7 +45,7 @@ export const WORKSPACE = '/home/pyodide/workspace';
 interface PyRunResult {
   status: 'ok' | 'error';
   result: Record<string, string> | null;
-  error: { ename: string; evalue: string; traceback: string } | null;
+  error: RunError | null;
   replay: string[];
 }
 

@@ -9,7 +9,9 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
+
+from .explain import Said
 
 # Lets a cell `await` at top level, as in Jupyter; such a cell compiles to a coroutine.
 _FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -19,6 +21,9 @@ class ErrorInfo(TypedDict):
     ename: str
     evalue: str
     traceback: str
+    # What it means in plain words, and its line in the cell (pytabs.explain).
+    explanation: NotRequired[list[Said]]
+    line: NotRequired[int]
 
 
 @dataclass(frozen=True)
