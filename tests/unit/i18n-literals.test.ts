@@ -36,6 +36,8 @@ export const CONVERTED = [
   'src/ui/SessionFileActions.svelte',
   'src/ui/EmbedDialog.svelte',
   'src/ui/App.svelte',
+  'src/ui/ErrorExplanation.svelte',
+  'src/ui/RoundCode.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);

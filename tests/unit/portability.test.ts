@@ -165,16 +165,16 @@ beforeEach(async () => {
 });
 
 describe('messageParts', () => {
-  it('keeps the prose around the Python blocks, fences of other languages included, in order', () => {
+  it('keeps the prose around the Python blocks, fences of other languages included, in order, with the line each block starts on', () => {
     const message = 'Load it:\n\n```python\nx = 1\n```\n\n```bash\nls\n```\nthen\n```\nx\n```\n```python\n\n```';
     expect(messageParts(message)).toEqual([
       { kind: 'prose', text: 'Load it:\n' },
-      { kind: 'code', code: 'x = 1' },
+      { kind: 'code', code: 'x = 1', line: 4 },
       { kind: 'prose', text: '\n```bash\nls\n```\nthen' },
-      { kind: 'code', code: 'x' },
+      { kind: 'code', code: 'x', line: 12 },
       { kind: 'prose', text: '```python\n\n```' },
     ]);
-    expect(messageParts('print(1)')).toEqual([{ kind: 'code', code: 'print(1)' }]);
+    expect(messageParts('print(1)')).toEqual([{ kind: 'code', code: 'print(1)', line: 1 }]);
     expect(splitMessage(message)).toEqual([{ code: 'x = 1' }, { code: 'x' }]);
   });
 });
