@@ -114,7 +114,17 @@ async function seedSession(db: PyTabsDB, id = 's1', name = 'Lesson 3: données')
       { type: 'files_written', block: 1, changed: ['out/bytes.bin'], deleted: [] },
       { type: 'code_end', block: 1, durationMs: 3, notPersisted: [] },
       { type: 'code_start', block: 2, total: 3, code: '1/0' },
-      { type: 'exec_error', block: 2, error: { ename: 'ZeroDivisionError', evalue: 'division by zero', traceback: 'Traceback (most recent call last):\n  File "<cell>", line 1\nZeroDivisionError: division by zero' } },
+      {
+        type: 'exec_error',
+        block: 2,
+        error: {
+          ename: 'ZeroDivisionError',
+          evalue: 'division by zero',
+          traceback: 'Traceback (most recent call last):\n  File "<cell>", line 1\nZeroDivisionError: division by zero',
+          explanation: [{ key: 'explain_zero', params: { divisor: '0' } }],
+          line: 1,
+        },
+      },
       { type: 'code_end', block: 2, durationMs: 1, notPersisted: [] },
     ]),
     round(id, 2, 'for i in range(10**6): print(i)', [
@@ -425,6 +435,19 @@ describe('hostile files', () => {
     ['a history event of the wrong shape', () => craft({
       'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'finished', events: [{ type: 'stdout', block: 0, text: 5 }] }] })),
     }), /round 1 event 1 \(stdout\) has no valid "text"/],
+    ...(
+      [
+        ['an error line that is not a line', { line: '3' }, /error "line"/],
+        ['an explanation of another kind of text', { explanation: [{ key: 'notice_imported', params: { name: 'x' } }] }, /"explanation" has an invalid "key"/],
+        ['an explanation nested without end', { explanation: [{ key: 'explain_key', params: { key: { key: 'explain_key', params: { key: { key: 'explain_eof' } } } } }] }, /invalid parameter/],
+      ] as const
+    ).map(([what, extra, message]): [string, () => Uint8Array, RegExp] => [
+      what,
+      () => craft({
+        'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'failed', events: [{ type: 'exec_error', block: 0, error: { ename: 'E', evalue: '', traceback: 'E', ...extra } }] }] })),
+      }),
+      message,
+    ]),
   ];
 
   for (const [what, make, message, settings] of refusals) {
