@@ -260,6 +260,14 @@ export interface RunError {
   traceback: string;
   /** PyTabs' own message when PyTabs raised or wrote the error (a time limit, a spreadsheet it cannot read): the UI tells it instead of `evalue`. */
   said?: Said;
+  /**
+   * What the error means for a beginner, with the names and values of their code, as said texts
+   * (workers/python/pytabs/explain.py): what went wrong, then, when it went through several of
+   * their functions, where it started and stopped. Absent for errors it has no words for.
+   */
+  explanation?: Said[];
+  /** The line of the run's code where it happened (1-based; the innermost of the cell's own frames). */
+  line?: number;
 }
 
 export interface VariableInfo {

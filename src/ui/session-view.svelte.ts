@@ -9,7 +9,8 @@ import { TurtleEvents, type TurtleEvent, type TurtlePicture } from '../lib/turtl
 import { ask, prepareAsk, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 import { quoteName } from '../lib/quote-name';
-import { m } from './i18n.svelte';
+import { language, m } from './i18n.svelte';
+import type { RunError } from '../lib/worker-api';
 
 /** An open file preview: the bytes it was made from, so an image can be shown from them. */
 export interface ShownPreview {
@@ -159,7 +160,33 @@ export class SessionView {
   }
 
   get mode(): MessageMode {
+    if (this.helpOff) return 'code';
     return this.modeChoice ?? (this.assistant.configured ? 'ask' : 'code');
+  }
+
+  /** A student's session whose assignment turned error explanations and the assistant off for a test. */
+  get helpOff(): boolean {
+    const current = this.assignment.current;
+    return current?.role === 'student' && current.assignment.noHelp === true;
+  }
+
+  /** ErrorHelp (error-help.ts): what a run's error offers in this session. */
+  get explanations(): boolean {
+    return !this.helpOff;
+  }
+
+  get canAsk(): boolean {
+    return !this.helpOff && this.assistant.configured;
+  }
+
+  /**
+   * "Explain this error": asks the assistant about a run's error, with its code and traceback, in
+   * the language shown (named in the question). The draft and the attachments stay for the next message.
+   */
+  explainError(error: RunError, code: string): Promise<void> {
+    const locale = language.locale;
+    const name = new Intl.DisplayNames([locale], { type: 'language' }).of(locale) ?? locale;
+    return this.askWith(m.explain_ask_question({ language: name, code, traceback: error.traceback || `${error.ename}: ${error.evalue}` }), []);
   }
 
   /** Reads this session's assistant choices (message mode, auto-run). */
@@ -424,6 +451,10 @@ export class SessionView {
     if (!question.trim()) return;
     this.attachments = [];
     this.draft = '';
+    await this.askWith(question, files);
+  }
+
+  private async askWith(question: string, files: Attachment[]): Promise<void> {
     const controller = new AbortController();
     this.asking.add(controller);
     try {

@@ -52,6 +52,8 @@ export const CONVERTED = [
   'src/ui/Output.svelte',
   'src/ui/ProgressBar.svelte',
   'src/ui/Icon.svelte',
+  'src/ui/ErrorExplanation.svelte',
+  'src/ui/RoundCode.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);

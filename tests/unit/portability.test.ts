@@ -114,7 +114,17 @@ async function seedSession(db: PyTabsDB, id = 's1', name = 'Lesson 3: données')
       { type: 'files_written', block: 1, changed: ['out/bytes.bin'], deleted: [] },
       { type: 'code_end', block: 1, durationMs: 3, notPersisted: [] },
       { type: 'code_start', block: 2, total: 3, code: '1/0' },
-      { type: 'exec_error', block: 2, error: { ename: 'ZeroDivisionError', evalue: 'division by zero', traceback: 'Traceback (most recent call last):\n  File "<cell>", line 1\nZeroDivisionError: division by zero' } },
+      {
+        type: 'exec_error',
+        block: 2,
+        error: {
+          ename: 'ZeroDivisionError',
+          evalue: 'division by zero',
+          traceback: 'Traceback (most recent call last):\n  File "<cell>", line 1\nZeroDivisionError: division by zero',
+          explanation: [{ key: 'explain_zero', params: { divisor: '0' } }],
+          line: 1,
+        },
+      },
       { type: 'code_end', block: 2, durationMs: 1, notPersisted: [] },
     ]),
     round(id, 2, 'for i in range(10**6): print(i)', [
@@ -165,16 +175,16 @@ beforeEach(async () => {
 });
 
 describe('messageParts', () => {
-  it('keeps the prose around the Python blocks, fences of other languages included, in order', () => {
+  it('keeps the prose around the Python blocks, fences of other languages included, in order, with the line each block starts on', () => {
     const message = 'Load it:\n\n```python\nx = 1\n```\n\n```bash\nls\n```\nthen\n```\nx\n```\n```python\n\n```';
     expect(messageParts(message)).toEqual([
       { kind: 'prose', text: 'Load it:\n' },
-      { kind: 'code', code: 'x = 1' },
+      { kind: 'code', code: 'x = 1', line: 4 },
       { kind: 'prose', text: '\n```bash\nls\n```\nthen' },
-      { kind: 'code', code: 'x' },
+      { kind: 'code', code: 'x', line: 12 },
       { kind: 'prose', text: '```python\n\n```' },
     ]);
-    expect(messageParts('print(1)')).toEqual([{ kind: 'code', code: 'print(1)' }]);
+    expect(messageParts('print(1)')).toEqual([{ kind: 'code', code: 'print(1)', line: 1 }]);
     expect(splitMessage(message)).toEqual([{ code: 'x = 1' }, { code: 'x' }]);
   });
 });
@@ -425,6 +435,19 @@ describe('hostile files', () => {
     ['a history event of the wrong shape', () => craft({
       'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'finished', events: [{ type: 'stdout', block: 0, text: 5 }] }] })),
     }), /round 1 event 1 \(stdout\) has no valid "text"/],
+    ...(
+      [
+        ['an error line that is not a line', { line: '3' }, /error "line"/],
+        ['an explanation of another kind of text', { explanation: [{ key: 'notice_imported', params: { name: 'x' } }] }, /"explanation" has an invalid "key"/],
+        ['an explanation nested without end', { explanation: [{ key: 'explain_key', params: { key: { key: 'explain_key', params: { key: { key: 'explain_eof' } } } } }] }, /invalid parameter/],
+      ] as const
+    ).map(([what, extra, message]): [string, () => Uint8Array, RegExp] => [
+      what,
+      () => craft({
+        'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'failed', events: [{ type: 'exec_error', block: 0, error: { ename: 'E', evalue: '', traceback: 'E', ...extra } }] }] })),
+      }),
+      message,
+    ]),
   ];
 
   for (const [what, make, message, settings] of refusals) {

@@ -11,6 +11,7 @@ import type {
   Limits,
   ProgramCase,
   ProgramRun,
+  RunError,
   RunOptions,
   RunResult,
   StartStep,
@@ -62,7 +63,7 @@ export const WORKSPACE = '/home/pyodide/workspace';
 interface PyRunResult {
   status: 'ok' | 'error';
   result: Record<string, string> | null;
-  error: { ename: string; evalue: string; traceback: string } | null;
+  error: RunError | null;
   replay: string[];
   /** The step-through's record as JSON, when the run recorded one (pytabs.trace). */
   trace: string | null;

@@ -8,8 +8,12 @@ const PYTHON_LANGS = new Set(['', 'python', 'py', 'python3', 'py3', 'ipython', '
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)[^`]*$/;
 
-/** A piece of a message: Python to run, or prose for the reader (Markdown, fences of other languages included). */
-export type MessagePart = { kind: 'code'; code: string } | { kind: 'prose'; text: string };
+/**
+ * A piece of a message: Python to run (with `line`, the message's line its code starts on, from 1,
+ * so a line of the block is found in the message), or prose for the reader (Markdown, fences of
+ * other languages included).
+ */
+export type MessagePart = { kind: 'code'; code: string; line: number } | { kind: 'prose'; text: string };
 
 /**
  * Splits a message into the code to run, in order. A message with no fence is
@@ -25,7 +29,7 @@ export function splitMessage(message: string): CodeBlock[] {
 export function messageParts(message: string): MessagePart[] {
   const lines = message.replace(/\r\n?/g, '\n').split('\n');
   if (!lines.some((l) => FENCE_OPEN.test(l))) {
-    return message.trim() ? [{ kind: 'code', code: message.replace(/\r\n?/g, '\n') }] : [];
+    return message.trim() ? [{ kind: 'code', code: message.replace(/\r\n?/g, '\n'), line: 1 }] : [];
   }
   const parts: MessagePart[] = [];
   let prose: string[] = [];
@@ -57,7 +61,7 @@ export function messageParts(message: string): MessagePart[] {
     const code = body.join('\n');
     if (PYTHON_LANGS.has(lang) && code.trim()) {
       endProse();
-      parts.push({ kind: 'code', code });
+      parts.push({ kind: 'code', code, line: start + 2 });
     } else {
       prose.push(...lines.slice(start, Math.min(i, lines.length)));
     }

@@ -20,8 +20,11 @@ export const MAX_ASSIGNMENT_BYTES = 1024 * 1024;
 
 const ASSIGNMENT_FORMAT = 'pytabs-assignment';
 const SUBMISSION_FORMAT = 'pytabs-submission';
-/** Version 2 files have program tests; a file without them is written as version 1, which every PyTabs reads. */
-const VERSION = 2;
+/**
+ * Version 2 files have program tests, version 3 turn help off (`noHelp`: an older PyTabs would
+ * open such a test with help on); a file without either is written as version 1, which every PyTabs reads.
+ */
+const VERSION = 3;
 const MAX_TITLE = 100;
 const MAX_CASES = 100;
 const MAX_CASE_TEXT = 100_000;
@@ -90,7 +93,7 @@ export async function makeAssignment(draft: AssignmentDraft, id: string = crypto
   }
   const limit = draft.timeLimitSeconds;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TIME_LIMIT_S) throw new SaidError(said('asg_limit_range', { max: MAX_TIME_LIMIT_S }));
-  const body = { title, instructions: draft.instructions, starterCode: draft.starterCode, checkSource: draft.checkSource, checks, timeLimitSeconds: limit, ...(program ? { program } : {}) };
+  const body = { title, instructions: draft.instructions, starterCode: draft.starterCode, checkSource: draft.checkSource, checks, timeLimitSeconds: limit, ...(program ? { program } : {}), ...(draft.noHelp ? { noHelp: true as const } : {}) };
   return { id, ...body, digest: await digestOf(body) };
 }
 
@@ -129,9 +132,9 @@ function checkProgram(p: ProgramTests, checkSource: string): ProgramTests {
 }
 
 function digestOf(body: Omit<Assignment, 'id' | 'digest'>): Promise<string> {
-  const { title, instructions, starterCode, checkSource, checks, timeLimitSeconds, program } = body;
+  const { title, instructions, starterCode, checkSource, checks, timeLimitSeconds, program, noHelp } = body;
   // Without program tests the digest is what it always was: files made before them still match.
-  return sha256Hex(encodeJson([title, instructions, starterCode, checkSource, checks, timeLimitSeconds, ...(program ? [canonicalProgram(program)] : [])]));
+  return sha256Hex(encodeJson([title, instructions, starterCode, checkSource, checks, timeLimitSeconds, ...(program ? [canonicalProgram(program)] : []), ...(noHelp ? ['no help'] : [])]));
 }
 
 /** Program tests as the digest sees them: every field in a fixed place, whatever order an object's keys came in. */
@@ -145,7 +148,7 @@ export function assignmentTests(a: Pick<Assignment, 'checks' | 'program'>): { na
   return [...a.checks, ...(a.program?.cases ?? []).map((c) => ({ name: c.name, points: c.points }))];
 }
 
-export const encodeAssignment = (a: Assignment): Uint8Array => encodeJson({ format: ASSIGNMENT_FORMAT, version: a.program ? VERSION : 1, ...a });
+export const encodeAssignment = (a: Assignment): Uint8Array => encodeJson({ format: ASSIGNMENT_FORMAT, version: a.noHelp ? VERSION : a.program ? 2 : 1, ...a });
 
 export const encodeSubmission = (s: Submission): Uint8Array => encodeJson({ format: SUBMISSION_FORMAT, version: 1, ...s });
 
@@ -174,6 +177,7 @@ export async function readAssignment(value: unknown): Promise<Assignment> {
     checks,
     timeLimitSeconds: integer(m.timeLimitSeconds, `${what} "timeLimitSeconds"`, 1, MAX_TIME_LIMIT_S),
     ...(m.program === undefined ? {} : { program: readProgram(m.program, what) }),
+    ...(m.noHelp === true ? { noHelp: true as const } : {}),
   };
   const digest = text(m.digest, `${what} "digest"`, 64);
   if ((await digestOf(body)) !== digest) throw new ImportError(said('asg_file_digest', { what }));

@@ -84,8 +84,25 @@ function checkEvent(value: unknown, what: string): RoundEvent {
   if (type === 'exec_error') {
     const error = event.error as Record<string, unknown>;
     for (const field of ['ename', 'evalue', 'traceback']) text(error[field], `${what} error "${field}"`, MAX_MESSAGE_CHARS);
+    if (error.line !== undefined) integer(error.line, `${what} error "line"`, 1);
+    if (error.explanation !== undefined) {
+      for (const said of list(error.explanation, `${what} error "explanation"`, 5)) checkExplained(said, `${what} error "explanation"`, 1);
+    }
   }
   return event as RoundEvent;
+}
+
+/** One said text of an error's explanation (pytabs/explain.py): an explain_ key, its parameters text, numbers or (one level down) said texts. */
+function checkExplained(value: unknown, what: string, depth: number): void {
+  const said = record(value, what);
+  if (!/^explain_\w{1,60}$/.test(text(said.key, `${what} "key"`, 100))) throw new ImportError(`${what} has an invalid "key".`);
+  if (said.params === undefined) return;
+  for (const param of Object.values(record(said.params, `${what} "params"`))) {
+    if (typeof param === 'string') text(param, `${what} "params"`, MAX_MESSAGE_CHARS);
+    else if (typeof param === 'number') finite(param, `${what} "params"`);
+    else if (depth > 0) checkExplained(param, what, depth - 1);
+    else throw new ImportError(`${what} has an invalid parameter.`);
+  }
 }
 
 /** Reads history.json into rounds of `sessionId`, with their full outputs from `entries`. */

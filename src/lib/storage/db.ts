@@ -167,6 +167,8 @@ export interface Assignment {
   timeLimitSeconds: number;
   /** Program tests beside the checks; absent in assignments that have none (and in files made before them). */
   program?: ProgramTests;
+  /** For a test: the student's session shows no error explanations and offers no assistant (absent: it does). */
+  noHelp?: true;
   /** sha256 of everything above but the id: says whether a hand-in was made from this version. */
   digest: string;
 }

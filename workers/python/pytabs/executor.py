@@ -23,6 +23,9 @@ class ErrorInfo(TypedDict):
     traceback: str
     # PyTabs' own message, when PyTabs raised the error: the page tells it in the reader's language.
     said: NotRequired[Said]
+    # What it means in plain words, and its line in the cell (pytabs.explain).
+    explanation: NotRequired[list[Said]]
+    line: NotRequired[int]
 
 
 @dataclass(frozen=True)

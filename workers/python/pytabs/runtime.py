@@ -18,6 +18,7 @@ from .checks import CheckOutcome, run_check
 from .programs import CompareVerdict, ProgramRun, compare_outputs, run_program
 from .display import MimeBundle, flush_streams, mime_bundle, show_figures
 from .executor import Cell, ErrorInfo, describe_error, execute, parse_cell
+from .explain import explain_error
 from .replay import replay_statements, statement_source
 from .state import RestoreReport, VariableChanges, VariableState
 from .trace import Recorder, TraceOptions
@@ -142,6 +143,7 @@ class Runtime:
             return {'status': 'ok', 'result': result, 'error': None, 'replay': replay, 'trace': None}
         except BaseException as exc:
             error = describe_error(exc, self._is_user_file)
+            error.update(explain_error(exc, filename, self._is_user_file))
             replay = [] if cell is None else self._completed_replay(cell, code, exc)
             return {'status': 'error', 'result': None, 'error': error, 'replay': replay, 'trace': None}
 
