@@ -28,7 +28,6 @@ import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
-import type { Said } from '../../src/lib/i18n/said';
 
 /** How a program run can end, as pytabs.programs.run_program says it. */
 const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];

@@ -12,7 +12,6 @@ import { snapshotForWorker } from './snapshot-share';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
 import { coreFilesInHand, fetchCoreFiles } from './core-files';
 import { within } from '../timing';
-import { said } from '../i18n/said';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 
