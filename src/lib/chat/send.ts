@@ -1,5 +1,6 @@
 import { endedByStop } from '../sessions/host';
 import type { SessionManager } from '../sessions/manager';
+import type { TraceOptions } from '../worker-api';
 import { splitMessage } from './blocks';
 import { appendEvent, finishRound, newRound, OutputTranscript } from './round';
 import { terminalText } from './terminal';
@@ -13,6 +14,8 @@ export interface SendOptions {
   files?: Attachment[];
   /** Called with each event as history records it, and the round so far. */
   onEvent?: (event: RoundEvent, round: Round) => void;
+  /** Step through: record each block's steps (as SessionManager.trace does), kept in the round as a `trace` event. */
+  trace?: TraceOptions;
 }
 
 function describe(error: unknown): string {
@@ -29,7 +32,7 @@ export async function sendMessage(
   engine: ChatEngine,
   sessionId: string,
   message: string,
-  { files = [], onEvent }: SendOptions = {},
+  { files = [], onEvent, trace }: SendOptions = {},
 ): Promise<Round> {
   const t0 = performance.now();
   const history = engine.history(sessionId);
@@ -52,7 +55,9 @@ export async function sendMessage(
     if (!blocks.length && !files.length) emit({ type: 'round_error', message: 'The message has no Python code to run.' });
     for (const [block, { code }] of blocks.entries()) {
       emit({ type: 'code_start', block, total: blocks.length, code });
-      const result = await engine.run(sessionId, code, (e) => emit({ ...e, block }));
+      // With `trace` this is SessionManager.trace: the same run, recording its steps.
+      const result = await engine.run(sessionId, code, (e) => emit({ ...e, block }), trace ? { trace } : undefined);
+      if (result.trace) emit({ type: 'trace', block, trace: result.trace });
       if (result.result) emit({ type: 'result', block, bundle: result.result });
       if (result.error) emit({ type: 'exec_error', block, error: result.error });
       if (result.filesChanged.length || result.filesDeleted.length) {
