@@ -5,8 +5,8 @@
 // baseline measured in the same run (bare Pyodide for most). `--only` picks groups of rows:
 // `local` (S1-W1, M1 on localhost), `grade` (G1: 30 hand-ins graded in a pool of workers
 // against one graded alone; G2 against a fresh bare Pyodide worker each; G3 with program cases against without), `turtle` (T1: a turtle spiral against CPython's turtle under Xvfb,
-// and the page's longest task while a turtle animates), `trace` (D1, D3: recording a 10,000-step step-through against CPython's
-// sys.settrace, and the bytes it keeps), `xlsx` (X1-X3: a 100,000-row workbook read and written in a
+// and the page's longest task while a turtle animates), `trace` (D1-D3: recording a 10,000-step step-through against CPython's
+// sys.settrace, the longest task while its slider is dragged, and the bytes it keeps), `xlsx` (X1-X3: a 100,000-row workbook read and written in a
 // session against openpyxl in Debian's CPython), `net` (N1-N4 on throttled links), `gzip` (N1 and N3 from a
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
 // WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks

@@ -1,4 +1,4 @@
-import type { ChangePart, InputRequest, SessionInfo, SessionManager, StartProgress, VariableInfo, WorkspaceEntry } from '../lib';
+import type { ChangePart, InputRequest, SessionInfo, SessionManager, StartProgress, TraceOptions, VariableInfo, WorkspaceEntry } from '../lib';
 import { WorkerTerminatedError } from '../lib';
 import { listRounds, sendMessage, type Attachment, type Round, type RoundEvent } from '../lib/chat';
 import { previewFile, type Preview } from '../lib/workspace/preview';
@@ -366,7 +366,10 @@ export class SessionView {
    * Run all and an embed send without the composer's; `onEvent` hears the round's events as they
    * come (an embed tells its page). Resolves with the finished round, or null when it failed to run.
    */
-  async send(text: string, { composer = true, onEvent }: { composer?: boolean; onEvent?: (event: RoundEvent) => void } = {}): Promise<Round | null> {
+  async send(
+    text: string,
+    { composer = true, onEvent, trace }: { composer?: boolean; onEvent?: (event: RoundEvent) => void; trace?: TraceOptions } = {},
+  ): Promise<Round | null> {
     const files = composer ? this.attachments : [];
     if (!text.trim() && !files.length) return null;
     if (composer) {
@@ -376,6 +379,7 @@ export class SessionView {
     return this.liveRound((draw) =>
       sendMessage(this.manager, this.id, text, {
         files,
+        trace,
         onEvent: (event, round) => {
           onEvent?.(event);
           draw(event, round);

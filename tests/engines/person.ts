@@ -96,6 +96,12 @@ export class Person {
     return this.page.evaluate(TEXT, target);
   }
 
+  /** How many controls match now. */
+  async count(target: Target): Promise<number> {
+    await this.withLibrary();
+    return (await this.page.evaluate(TEXTS, target)).length;
+  }
+
   /** Whether the control is there now. */
   async has(target: Target): Promise<boolean> {
     return (await this.text(target)) !== null;

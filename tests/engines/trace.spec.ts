@@ -73,3 +73,26 @@ test('pytabs.trace: a shared list, input() answered while recording, and Stop', 
   // The first run's values were saved as Run saves them: a restart brings them back too.
   expect(out.after).toBe('[1, 2, 7]');
 });
+
+test('Step through in the chat: one list behind two names, back three steps by button and keys, each step said', async ({ person, host }) => {
+  await person.open(host.url);
+  await person.fill({ role: 'textbox', name: 'Message' }, 'a = [1, 2]\nb = a\nb.append(3)\ntotal = len(a)\ndone = True');
+  await person.click({ role: 'button', name: 'Step through' });
+  const view = { role: 'group', name: 'Step-through', within: person.reply(1) };
+  await person.find(view, { timeout: FIRST_RUN });
+  const slider = { role: 'slider', name: 'Step', within: view };
+  const said = { role: 'status', within: view };
+  await person.click({ role: 'button', name: 'Last', within: view });
+  expect(await person.text(slider)).toBe('6');
+  expect(await person.count({ role: 'button', name: '→ list #1', within: { role: 'group', name: '<module>', within: view } })).toBe(2);
+  expect(await person.count({ role: 'group', name: 'list #1', within: view })).toBe(1);
+  await person.click({ role: 'button', name: 'Back', within: view });
+  await person.expectText(said, 'Line 4: total is 3');
+  // Keys pressed on a control of the view move through the steps too.
+  const back = await person.find({ role: 'button', name: 'Back', within: view });
+  await back.press('ArrowUp');
+  await person.expectText(said, 'Line 3: list #1 now holds 1, 2, 3');
+  await back.press('ArrowUp');
+  await person.expectText(said, 'Line 2: b is list #1');
+  expect(await person.text(slider)).toBe('3');
+});

@@ -25,6 +25,7 @@ export const CONVERTED = [
   'src/ui/OfflineSettings.svelte',
   'src/ui/UpdateBanner.svelte',
   'src/ui/StatusBadge.svelte',
+  'src/ui/StepThrough.svelte',
   'src/ui/Dialog.svelte',
   'src/ui/Panel.svelte',
   'src/ui/StorageNotice.svelte',

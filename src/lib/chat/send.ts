@@ -1,5 +1,6 @@
 import { endedByStop } from '../sessions/host';
 import type { SessionManager } from '../sessions/manager';
+import type { TraceOptions } from '../worker-api';
 import { splitMessage } from './blocks';
 import { appendEvent, finishRound, newRound, OutputTranscript } from './round';
 import { terminalText } from './terminal';
@@ -14,6 +15,8 @@ export interface SendOptions {
   files?: Attachment[];
   /** Called with each event as history records it, and the round so far. */
   onEvent?: (event: RoundEvent, round: Round) => void;
+  /** Step through: record each block's steps (as SessionManager.trace does), kept in the round as a `trace` event. */
+  trace?: TraceOptions;
 }
 
 /** PyTabs' own errors stay said, to be told in the reader's language; others as they came. */
@@ -32,7 +35,7 @@ export async function sendMessage(
   engine: ChatEngine,
   sessionId: string,
   message: string,
-  { files = [], onEvent }: SendOptions = {},
+  { files = [], onEvent, trace }: SendOptions = {},
 ): Promise<Round> {
   const t0 = performance.now();
   const history = engine.history(sessionId);
@@ -55,7 +58,9 @@ export async function sendMessage(
     if (!blocks.length && !files.length) emit({ type: 'round_error', message: said('chat_no_code') });
     for (const [block, { code }] of blocks.entries()) {
       emit({ type: 'code_start', block, total: blocks.length, code });
-      const result = await engine.run(sessionId, code, (e) => emit({ ...e, block }));
+      // With `trace` this is SessionManager.trace: the same run, recording its steps.
+      const result = await engine.run(sessionId, code, (e) => emit({ ...e, block }), trace ? { trace } : undefined);
+      if (result.trace) emit({ type: 'trace', block, trace: result.trace });
       if (result.result) emit({ type: 'result', block, bundle: result.result });
       if (result.error) emit({ type: 'exec_error', block, error: result.error });
       if (result.filesChanged.length || result.filesDeleted.length) {

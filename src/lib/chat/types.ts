@@ -1,4 +1,4 @@
-import type { MimeBundle, RunError } from '../worker-api';
+import type { MimeBundle, RunError, Trace } from '../worker-api';
 import type { AssistantEvent } from '../assistant/events';
 import type { TurtlePicture } from '../turtle/picture';
 import type { Said } from '../i18n/said';
@@ -33,6 +33,8 @@ export type RoundEvent =
   /** The value of the block's last expression. */
   | { type: 'result'; block: number; bundle: MimeBundle }
   | { type: 'exec_error'; block: number; error: RunError }
+  /** The block's recorded steps, when it was sent with Step through: kept with the round, so a reload shows them again. */
+  | { type: 'trace'; block: number; trace: Trace }
   | { type: 'files_written'; block: number; changed: string[]; deleted: string[] }
   | {
       type: 'code_end';
