@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
 import { pseudoText } from '../../scripts/pseudo-locales.mjs';
-import { FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
+import { FIRST_RUN, firstSessionId, openApp } from './app';
 import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
 
 // The main journeys in the pseudo-language (issue 43): every text PyTabs shows is marked ⟦…⟧ and
@@ -10,12 +10,26 @@ import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
 // then Arabic, right to left, on a phone and a laptop (1280 × 800).
 
 const ENGLISH = JSON.parse(readFileSync(new URL('../../messages/en.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const ARABIC = JSON.parse(readFileSync(new URL('../../messages/ar.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
-/** The pseudo-language's text of a catalog key without parameters: what a test finds a control by. */
-function ps(key: string, rtl = false): string {
+/** The pseudo-language's text of a catalog key, its parameters filled in: what a test finds a control by. */
+function ps(key: string, params: Record<string, string | number> = {}): string {
   const text = ENGLISH[key];
   if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
-  return pseudoText(text, rtl);
+  return pseudoText(text).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+}
+
+/** Arabic's text of a catalog key, its parameters filled in. */
+function ar(key: string, params: Record<string, string | number> = {}): string {
+  const text = ARABIC[key];
+  if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
+  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+}
+
+/** Types a message in the composer and presses Send, finding both by their names in the language shown. */
+async function sendIn(page: Page, say: typeof ps, code: string): Promise<void> {
+  await page.getByRole('textbox', { name: say('chat_editor_label') }).fill(code);
+  await page.getByRole('button', { name: say('chat_send'), exact: true }).click();
 }
 
 /** Opens the app in `locale` (as Settings → Language keeps it) with its first session up. */
@@ -43,6 +57,8 @@ const PEOPLE = [
   'table.vars tbody th',
   'table.vars tbody td:nth-child(2)',
   'table.vars tbody .clamp',
+  // A round's date and time are Intl's, which has no pseudo-language.
+  'time',
 ].join(',');
 
 for (const size of [
@@ -61,10 +77,11 @@ for (const size of [
       };
 
       // A session with a file and a variable.
-      await send(page, "open('notes.txt', 'w').write('hello')\ntotal = 6");
-      await expect(reply(page, 1)).toBeVisible(FIRST_RUN);
+      await sendIn(page, ps, "open('notes.txt', 'w').write('hello')\ntotal = 6");
+      await expect(page.getByRole('group', { name: ps('chat_reply_to', { seq: 1 }) })).toBeVisible(FIRST_RUN);
       await expect(page.getByText('notes.txt').first()).toBeAttached();
       await check('a session with a file and a variable', page.locator('aside.sidebar'));
+      await check('the chat after a run', page.locator('section.chat'));
       expect(await unmarked(page.locator('header.topbar'), PEOPLE)).toEqual([]);
 
       // Settings.
@@ -103,15 +120,17 @@ for (const size of [
     test('the page reads right to left: mirrored, code left to right, nothing off the screen, axe clean', async ({ page }) => {
       await openIn(page, 'ar');
       await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
-      await send(page, 'print("hello")');
-      await expect(reply(page, 1)).toContainText('hello', FIRST_RUN);
-      // The composer's row mirrors: the message mode, first in it, is on the right, Send, last, on the left.
-      const mode = await page.locator('.composer-row .mode').boundingBox();
-      const sendButton = await page.locator('.composer-row button[type="submit"]').boundingBox();
-      expect(sendButton!.x).toBeLessThan(mode!.x);
+      await sendIn(page, ar, 'print("hello")');
+      const answer = page.getByRole('group', { name: ar('chat_reply_to', { seq: 1 }) });
+      await expect(answer).toContainText('hello', FIRST_RUN);
+      // The composer's row mirrors: the message mode, first in it, starts at its right edge (it may wrap onto more lines).
+      const row = (await page.locator('.composer-row').boundingBox())!;
+      const mode = (await page.locator('.composer-row .mode').boundingBox())!;
+      expect(Math.abs(row.x + row.width - (mode.x + mode.width)), JSON.stringify({ row, mode })).toBeLessThan(2);
+      expect(mode.x - row.x).toBeGreaterThan(row.width / 2);
       // Code and output stay left to right.
       expect(await page.locator('.cm-editor').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
-      expect(await reply(page, 1).locator('pre').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
+      expect(await answer.locator('pre').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
       await expectNoOverflow(page, size.width, 'a session in Arabic');
       await expectAxeClean(page, 'a session in Arabic');
     });
