@@ -72,6 +72,12 @@ export function tell(text: i18n.Said): string {
   return i18n.tell(text);
 }
 
+/** A kept text (a person's words as written, or a said one) in the language shown, followed as `m` is. */
+export function tellText(text: i18n.Text): string {
+  void shown;
+  return i18n.tellText(text);
+}
+
 /** What a caught error says, in the language shown. */
 export function errorText(error: unknown): string {
   void shown;

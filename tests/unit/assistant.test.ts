@@ -5,7 +5,8 @@ import { openDb, type PyTabsDB } from '../../src/lib/storage/db';
 import { RoundHistory } from '../../src/lib/storage/session-store';
 import { SettingsStore } from '../../src/lib/storage/settings';
 import { sendMessage } from '../../src/lib/chat/send';
-import type { Round, RoundEvent, Told } from '../../src/lib/chat/types';
+import type { Round, RoundEvent } from '../../src/lib/chat/types';
+import type { Text } from '../../src/lib/i18n/text';
 import { tellInEnglish } from '../../src/lib/i18n/said';
 import { ask, type AskOptions } from '../../src/lib/assistant/ask';
 import { AssistantEndpoint } from '../../src/lib/assistant/endpoint';
@@ -41,7 +42,7 @@ const textOf = (round: Round) =>
     .join('');
 const cardsOf = (round: Round) => round.events.filter((e): e is CodeCard => e.type === 'code_card');
 /** A text the round keeps said, in English (the tests' language). */
-const english = (text: Told) => (typeof text === 'string' ? text : tellInEnglish(text));
+const english = (text: Text) => (typeof text === 'string' ? text : tellInEnglish(text));
 const notesOf = (round: Round, kind?: string) =>
   round.events.flatMap((e) => (e.type === 'assistant_note' && (!kind || e.kind === kind) ? [{ ...e, message: english(e.message) }] : []));
 const errorOf = (round: Round) => {

@@ -2,11 +2,11 @@ import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/lib/storage/db';
 import { SettingsStore } from '../../src/lib/storage/settings';
-import type { Round, Told } from '../../src/lib/chat/types';
+import type { Round } from '../../src/lib/chat/types';
 import { ask } from '../../src/lib/assistant/ask';
 import { AssistantEndpoint } from '../../src/lib/assistant/endpoint';
 import { setLocale } from '../../src/lib/i18n/catalog';
-import { tell } from '../../src/lib/i18n/said';
+import { tellText } from '../../src/lib/i18n/text';
 import { startMockServer, type MockServer } from '../mock-openai/server';
 import { PyodideEngine } from './assistant-engine';
 
@@ -21,9 +21,8 @@ let server: MockServer;
 let endpoint: AssistantEndpoint;
 
 /** What the reply shows of a kept text, as RoundView and AskReply tell it. */
-const shown = (text: Told) => (typeof text === 'string' ? text : tell(text));
 const saidTexts = (round: Round) =>
-  round.events.flatMap((e) => (e.type === 'round_error' || e.type === 'assistant_note' ? [shown(e.message)] : []));
+  round.events.flatMap((e) => (e.type === 'round_error' || e.type === 'assistant_note' ? [tellText(e.message)] : []));
 
 beforeAll(async () => {
   engine = new PyodideEngine(await openDb('chat-languages-test'));

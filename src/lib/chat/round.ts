@@ -1,7 +1,8 @@
 import type { RoundHistory } from '../storage/session-store';
 import type { MimeBundle } from '../worker-api';
 import { parseTurtleChanges, TurtlePicture, turtleScreenOf } from '../turtle/picture';
-import type { Round, RoundEvent, RoundState, Told } from './types';
+import type { Round, RoundEvent, RoundState } from './types';
+import type { Text } from '../i18n/text';
 import { said } from '../i18n/said';
 
 /** The turtle screens each running round draws on, by screen id; gone with the round object. */
@@ -177,7 +178,7 @@ export async function finishRound(
   transcript: OutputTranscript,
   history: RoundHistory,
   emit: (event: RoundEvent) => void,
-  describe: (error: unknown) => Told,
+  describe: (error: unknown) => Text,
 ): Promise<Round> {
   keepLivePictures(round);
   round.state = state;

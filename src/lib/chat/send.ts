@@ -4,7 +4,8 @@ import type { TraceOptions } from '../worker-api';
 import { splitMessage } from './blocks';
 import { appendEvent, finishRound, newRound, OutputTranscript } from './round';
 import { terminalText } from './terminal';
-import type { Attachment, Round, RoundEvent, RoundState, Told } from './types';
+import type { Attachment, Round, RoundEvent, RoundState } from './types';
+import type { Text } from '../i18n/text';
 import { said, SaidError } from '../i18n/said';
 
 /** The part of the session engine a message needs. */
@@ -20,7 +21,7 @@ export interface SendOptions {
 }
 
 /** PyTabs' own errors stay said, to be told in the reader's language; others as they came. */
-function describe(error: unknown): Told {
+function describe(error: unknown): Text {
   if (error instanceof SaidError) return error.said;
   return error instanceof Error ? error.message : String(error);
 }

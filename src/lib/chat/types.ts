@@ -1,13 +1,7 @@
 import type { MimeBundle, RunError, Trace } from '../worker-api';
 import type { AssistantEvent } from '../assistant/events';
 import type { TurtlePicture } from '../turtle/picture';
-import type { Said } from '../i18n/said';
-
-/**
- * A text PyTabs wrote into a round: said (a catalog key, told in the reader's language), or
- * plain words for what it quotes from elsewhere and for rounds kept before texts were said.
- */
-export type Told = string | Said;
+import type { Text } from '../i18n/text';
 
 /**
  * What one message produced, in order (TaskWeaver's round/post shape, flattened).
@@ -50,7 +44,7 @@ export type RoundEvent =
    */
   | { type: 'truncated'; block: number; what: 'output' | 'rich'; limit: number; total?: number; tail?: string }
   /** The message could not run at all, or the run broke outside Python (e.g. a bad attachment). */
-  | { type: 'round_error'; message: Told }
+  | { type: 'round_error'; message: Text }
   | { type: 'round_end'; durationMs: number; state: RoundState }
   /** An Ask round's model text, code cards, tool results, usage and notes (assistant/events.ts). */
   | AssistantEvent;

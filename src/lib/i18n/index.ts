@@ -4,3 +4,4 @@ export { messages, currentLocale, onLocaleChange, setLocale, type Messages } fro
 export { formatBytes, formatDuration, formatDateTime, formatAgo, formatCount } from './format';
 export { startLocale, automaticLocale, chooseLocale } from './start';
 export { said, isSaid, tell, tellInEnglish, errorText, SaidError, type Said, type SaidValue, type MessageKey } from './said';
+export { tellText, type Text } from './text';
