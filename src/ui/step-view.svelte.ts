@@ -42,15 +42,39 @@ export class StepView {
   index = $state(0);
   readonly last: number;
   readonly step: TraceStepView = $derived.by(() => traceStep(this.trace, this.index));
+  /** The line picked in the code for "Next time this line runs"; none: the line about to run. */
+  chosen = $state<number | null>(null);
+  /** Said instead of the step's change until the next move: that a jump found no step. */
+  private notice = $state<string | null>(null);
   /** The step's change, said in words for the live region: "Line 4: total is 10". */
-  readonly said: string = $derived.by(() => this.describe(this.index));
+  readonly said: string = $derived.by(() => this.notice ?? this.describe(this.index));
 
   constructor(readonly trace: Trace) {
     this.last = Math.max(0, trace.steps.length - 1);
   }
 
   go(index: number): void {
+    this.notice = null;
     this.index = Math.max(0, Math.min(this.last, Math.round(index)));
+  }
+
+  /** Picks `line` for "Next time this line runs", or, picked already, goes back to the line about to run. */
+  choose(line: number): void {
+    this.chosen = this.chosen === line ? null : line;
+  }
+
+  /** The line "Next time this line runs" looks for. */
+  get target(): number | null {
+    return this.chosen ?? this.next;
+  }
+
+  /** Moves to the next step at which the target line is about to run, or says there is none. */
+  runToNext(): void {
+    const line = this.target;
+    if (line === null) return;
+    const at = this.trace.steps.findIndex((step, i) => i > this.index && step.event === 'line' && step.line === line);
+    if (at < 0) this.notice = m.stepv_not_again({ line });
+    else this.go(at);
   }
 
   /** The line that ran to reach this step, if a line of the same code did. */

@@ -95,4 +95,40 @@ test('Step through in the chat: one list behind two names, back three steps by b
   await back.press('ArrowUp');
   await person.expectText(said, 'Line 2: b is list #1');
   expect(await person.text(slider)).toBe('3');
+
+  // Two arrows, one from each name, both ending on the one list's box (drawn in the next frame).
+  await expect.poll(() => person.page.evaluate(ARROWS), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true });
+
+  // Line 4, picked by its number: the next step about to run it, then none.
+  await person.click({ role: 'button', name: 'Line 4', within: view });
+  await person.click({ role: 'button', name: 'Next time line 4 runs', within: view });
+  await person.expectText(said, 'Line 3: list #1 now holds 1, 2, 3');
+  expect(await person.text(slider)).toBe('4');
+  await person.click({ role: 'button', name: 'Next time line 4 runs', within: view });
+  await person.expectText(said, 'Line 4 does not run again after this step');
+  expect(await person.text(slider)).toBe('4');
 });
+
+/**
+ * The arrows of the first step-through in the page: how many, how many start on each of the
+ * <module> frame's "→ list #1" marks, and whether all end on list #1's box. Arrows are
+ * decoration hidden from screen readers, found by their element; the rest by role and name.
+ */
+function ARROWS(): { arrows: number; fromRefs: number[]; onTheList: boolean } {
+  const view = document.querySelector('[role="group"][aria-label="Step-through"]')!;
+  const frame = view.querySelector('[role="group"][aria-label="<module>"]')!;
+  const refs = [...frame.querySelectorAll('button')].filter((b) => b.textContent?.trim() === '→ list #1').map((b) => b.getBoundingClientRect());
+  const list = view.querySelector('[role="group"][aria-label="list #1"]')!.getBoundingClientRect();
+  const within = (x: number, y: number, r: DOMRect) => x >= r.left - 1 && x <= r.right + 1 && y >= r.top - 1 && y <= r.bottom + 1;
+  const ends = [...view.querySelectorAll<SVGPathElement>('svg path.arrow')].map((path) => {
+    const layer = path.ownerSVGElement!.getBoundingClientRect();
+    const a = path.getPointAtLength(0);
+    const b = path.getPointAtLength(path.getTotalLength());
+    return { sx: layer.left + a.x, sy: layer.top + a.y, ex: layer.left + b.x, ey: layer.top + b.y };
+  });
+  return {
+    arrows: ends.length,
+    fromRefs: refs.map((r) => ends.filter((e) => within(e.sx, e.sy, r)).length),
+    onTheList: ends.every((e) => within(e.ex, e.ey, list)),
+  };
+}
