@@ -5,6 +5,7 @@ import { markStorageNoticeDone, storageNoticeDone, storageRisk } from '../../src
 import { openDb } from '../../src/lib/storage/db';
 import { SettingsStore } from '../../src/lib/storage/settings';
 import type { AppServiceWorkerStatus } from '../../src/lib/offline/service-worker';
+import { said, tellInEnglish } from '../../src/lib/i18n/said';
 
 const ALL: BrowserFacts = {
   sharedMemory: true,
@@ -22,7 +23,7 @@ const ALL: BrowserFacts = {
   gpu: { kind: 'none', name: '', f16: false },
 };
 
-const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => p.text);
+const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => tellInEnglish(p.said));
 const worker = (status: Partial<AppServiceWorkerStatus>): AppServiceWorkerStatus => ({
   offline: 'unavailable',
   controlled: false,
@@ -102,7 +103,7 @@ describe('Settings → This browser', () => {
     expect(offline(worker({ offline: 'ready', controlled: false }))).toMatch(/^Offline: no: .*reload/);
     expect(offline(worker({ offline: 'installing' }))).toMatch(/^Offline: no: being kept/);
     expect(offline(worker({ offline: 'after-first-run' }))).toMatch(/^Offline: no: not yet/);
-    expect(offline(worker({ offline: 'failed', error: 'the service worker could not be registered (SecurityError: The operation is insecure.)' }))).toBe(
+    expect(offline(worker({ offline: 'failed', error: said('libb_sw_register_failed', { error: 'SecurityError: The operation is insecure.' }) }))).toBe(
       'Offline: no: the service worker could not be registered (SecurityError: The operation is insecure.)',
     );
     expect(offline(worker({ unavailable: 'development' }))).toMatch(/^Offline: no: the development server/);
@@ -124,7 +125,7 @@ describe('Settings → This browser', () => {
     expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'after-first-run', controlled: false }) })[1]).toBe(
       "Python's network: not limited until the next visit (the host sends no policy for the session worker)",
     );
-    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'failed', error: 'x' }) })[0]).toBe(
+    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'failed', error: said('libb_sw_none_active') }) })[0]).toBe(
       "Cross-origin isolated: no: the host sends no headers and PyTabs' service worker is not running",
     );
     // Offline, the host cannot be asked: the fact stands without its source.
