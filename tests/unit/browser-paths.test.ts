@@ -5,7 +5,8 @@ import { markStorageNoticeDone, storageNoticeDone, storageRisk } from '../../src
 import { openDb } from '../../src/lib/storage/db';
 import { SettingsStore } from '../../src/lib/storage/settings';
 import type { AppServiceWorkerStatus } from '../../src/lib/offline/service-worker';
-import { said, tellInEnglish } from '../../src/lib/i18n/said';
+import { said, tell, tellInEnglish } from '../../src/lib/i18n/said';
+import { setLocale } from '../../src/lib/i18n/catalog';
 
 const ALL: BrowserFacts = {
   sharedMemory: true,
@@ -88,6 +89,33 @@ describe('Settings → This browser', () => {
     expect(lines({ gpu: null })[9]).toBe('A model in this browser: yes, on the CPU unless WebGPU offers a GPU, with up to 4 threads');
     expect(bare[10]).toMatch(/^input\(\): no: this window has no shared memory and no service worker/);
     expect(lines({ persisted: true })[8]).toBe('Keep data on this device: granted');
+  });
+
+  it("reads in the reader's language: each line, and a failure of the service worker with its reason", async () => {
+    await setLocale('fr');
+    try {
+      const french = browserPaths({ ...ALL, gpu: { kind: 'hardware', name: 'nvidia ampere', f16: true } }).map((p) => tell(p.said));
+      expect(french).toEqual([
+        'Arrêter : interrompt',
+        'Isolation cross-origin : oui, par les en-têtes de l’hébergeur',
+        'Réseau de Python : ce site et l’index des paquets seulement (la règle de l’hébergeur)',
+        'Hors ligne : oui',
+        'Changement de pile de Python (JSPI) : oui, PyTabs n’en a pas besoin',
+        'Téléchargements décodés au fil de l’eau : oui',
+        'Un onglet par session (Web Locks) : oui',
+        'Autres onglets avertis des changements : immédiatement',
+        'Garder les données sur cet appareil : peut être demandé',
+        'Un modèle dans ce navigateur : oui, sur le GPU via WebGPU (nvidia ampere), avec jusqu’à 4 fils d’exécution',
+        'input() : vous attend (mémoire partagée)',
+      ]);
+      const bare = browserPaths({ ...ALL, jspi: false, memory64: false, isolated: false, offline: worker({ offline: 'failed', error: said('libb_sw_files_missing', { missing: 3, files: 40 }) }) });
+      expect(tell(bare[3].said)).toBe('Hors ligne : non : 3 des 40 fichiers de l’appli n’ont pas pu être gardés ; la prochaine visite réessaiera');
+      expect(tell(bare[9].said)).toBe(
+        'Un modèle dans ce navigateur : oui, sur le processeur (pas de GPU via WebGPU ici), avec un seul fil d’exécution (la page n’est pas isolée cross-origin), dans la version compatible, plus lente (il manque à ce navigateur WebAssembly JSPI et WebAssembly Memory64)',
+      );
+    } finally {
+      await setLocale('en');
+    }
   });
 
   it('says how input() waits: on shared memory, else through the service worker that controls the page', () => {
