@@ -1,5 +1,6 @@
 import { hasBroadcastChannel, hasGzipStreams, hasJspi, hasMemory64, hasPersistRequest, hasServiceWorkers, hasSharedMemory, hasWebLocks, type WebGpuFacts } from './capabilities';
 import type { HostHeaders } from './hosting';
+import { said, type Said } from './i18n/said';
 import type { AppServiceWorkerStatus } from './offline/service-worker';
 import { inputPath } from './sessions/input';
 
@@ -28,8 +29,8 @@ export interface BrowserFacts {
 /** One path the app takes in this browser, as a line for Settings → This browser. */
 export interface BrowserPath {
   id: 'stop' | 'isolation' | 'network' | 'offline' | 'jspi' | 'gzip' | 'locks' | 'tabs' | 'persist' | 'model' | 'input';
-  /** "Stop: interrupts", "Offline: no: …": what a person reads, and what tests in every engine look for. */
-  text: string;
+  /** "Stop: interrupts", "Offline: no: …": told in the reader's language where it is shown. */
+  said: Said;
 }
 
 /** The capabilities of this page, found now; the rest is asked of the browser, the service worker and the host by the caller. */
@@ -48,23 +49,21 @@ export function detectCapabilities(): Omit<BrowserFacts, 'persisted' | 'offline'
 }
 
 /** Whether PyTabs opens offline here, or why not (a reason a person can act on or at least understand). */
-export function offlineLine(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offline'>): string {
+export function offlineLine(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offline'>): Said {
   const status = facts.offline;
-  if (!facts.serviceWorkers || status?.unavailable === 'no-service-workers') {
-    return 'Offline: no: this window has no service worker (a private window, or service workers are switched off)';
-  }
-  if (!status || status.unavailable === 'development') return 'Offline: no: the development server registers no service worker';
+  if (!facts.serviceWorkers || status?.unavailable === 'no-service-workers') return said('libb_offline_no_worker');
+  if (!status || status.unavailable === 'development') return said('libb_offline_development');
   switch (status.offline) {
     case 'ready':
-      return status.controlled ? 'Offline: yes' : 'Offline: no: kept on this device, used after the next reload';
+      return said(status.controlled ? 'libb_offline_yes' : 'libb_offline_next_reload');
     case 'installing':
-      return 'Offline: no: being kept on this device now';
+      return said('libb_offline_installing');
     case 'after-first-run':
-      return 'Offline: no: not yet, PyTabs is kept on this device after your first run';
+      return said('libb_offline_after_first_run');
     case 'failed':
-      return `Offline: no: ${status.error ?? 'the service worker failed, no reason given'}`;
+      return said('libb_offline_failed', { reason: status.error ?? said('libb_sw_failed_unknown') });
     default:
-      return 'Offline: no: no service worker is registered';
+      return said('libb_offline_none');
   }
 }
 
@@ -76,102 +75,70 @@ function serviceWorkerServes(facts: Pick<BrowserFacts, 'serviceWorkers' | 'offli
 }
 
 /** Whether the page is cross-origin isolated (Stop interrupts, input() waits on shared memory), and by what. */
-export function isolationLine(facts: Pick<BrowserFacts, 'isolated' | 'host' | 'serviceWorkers' | 'offline'>): string {
+export function isolationLine(facts: Pick<BrowserFacts, 'isolated' | 'host' | 'serviceWorkers' | 'offline'>): Said {
   if (facts.isolated) {
-    if (facts.host?.isolation === true) return "Cross-origin isolated: yes, by the host's headers";
-    if (facts.host?.isolation === false) return "Cross-origin isolated: yes, by PyTabs' service worker (the host sends no headers)";
-    return 'Cross-origin isolated: yes';
+    if (facts.host?.isolation === true) return said('libb_isolated_by_host');
+    if (facts.host?.isolation === false) return said('libb_isolated_by_worker');
+    return said('libb_isolated_yes');
   }
-  if (serviceWorkerServes(facts) !== 'no') {
-    return "Cross-origin isolated: from the next visit (the host sends no headers; PyTabs' service worker adds them to the pages it serves)";
-  }
-  if (!facts.serviceWorkers || facts.offline?.unavailable === 'no-service-workers') {
-    return 'Cross-origin isolated: no: the host sends no headers and this window has no service worker';
-  }
-  return "Cross-origin isolated: no: the host sends no headers and PyTabs' service worker is not running";
+  if (serviceWorkerServes(facts) !== 'no') return said('libb_isolated_next_visit');
+  if (!facts.serviceWorkers || facts.offline?.unavailable === 'no-service-workers') return said('libb_isolated_no_worker');
+  return said('libb_isolated_worker_not_running');
 }
 
 /** Whether Python can reach only this site and the package index (the session worker's Content-Security-Policy), and by what. */
-export function networkLine(facts: Pick<BrowserFacts, 'host' | 'serviceWorkers' | 'offline'>): string {
-  if (facts.host?.workerPolicy === true) return "Python's network: this site and the package index only (the host's policy)";
+export function networkLine(facts: Pick<BrowserFacts, 'host' | 'serviceWorkers' | 'offline'>): Said {
+  if (facts.host?.workerPolicy === true) return said('libb_network_by_host');
   const serves = serviceWorkerServes(facts);
-  if (serves === 'now') return "Python's network: this site and the package index only (PyTabs' service worker)";
-  if (serves === 'next visit') return "Python's network: not limited until the next visit (the host sends no policy for the session worker)";
-  return "Python's network: not limited (the host sends no policy for the session worker and no service worker serves it)";
+  if (serves === 'now') return said('libb_network_by_worker');
+  if (serves === 'next visit') return said('libb_network_next_visit');
+  return said('libb_network_open');
 }
 
 /** How input() waits for the person here (src/lib/sessions/input.ts chooses the same way for each session it starts). */
-export function inputLine(facts: Pick<BrowserFacts, 'sharedMemory' | 'serviceWorkers' | 'offline'>): string {
+export function inputLine(facts: Pick<BrowserFacts, 'sharedMemory' | 'serviceWorkers' | 'offline'>): Said {
   const path = inputPath({ ...facts, controlled: facts.offline?.controlled ?? false });
-  if (path.kind === 'shared') return 'input(): waits for you (shared memory)';
-  if (path.kind === 'relay') return 'input(): waits for you (service worker)';
-  return facts.serviceWorkers
-    ? "input(): no: not yet, PyTabs' service worker does not control this page (reload it)"
-    : 'input(): no: this window has no shared memory and no service worker (a private window, or service workers are switched off)';
+  if (path.kind === 'shared') return said('libb_input_shared');
+  if (path.kind === 'relay') return said('libb_input_relay');
+  return said(facts.serviceWorkers ? 'libb_input_not_yet' : 'libb_input_none');
 }
 
 /** The path the app takes for each capability, one line each, in the order Settings shows them. */
 export function browserPaths(facts: BrowserFacts): BrowserPath[] {
   return [
-    { id: 'stop', text: facts.sharedMemory ? 'Stop: interrupts' : 'Stop: restarts from the last saved state' },
-    { id: 'isolation', text: isolationLine(facts) },
-    { id: 'network', text: networkLine(facts) },
-    { id: 'offline', text: offlineLine(facts) },
-    {
-      id: 'jspi',
-      // Reported, not used: a cell never enters Python through a stack-switching call, so
-      // pyodide.ffi.run_sync fails in every engine (tests/engines/browser-lines.spec.ts).
-      text: facts.jspi
-        ? 'Python stack switching (JSPI): yes, not needed by PyTabs'
-        : 'Python stack switching (JSPI): no (as in Safari), not needed by PyTabs',
-    },
-    {
-      id: 'gzip',
-      text: facts.gzipStreams
-        ? 'Downloads decoded as they stream: yes'
-        : 'Downloads decoded as they stream: no: Python is downloaded uncompressed (about 7 MB more on a first visit)',
-    },
-    {
-      id: 'locks',
-      text: facts.webLocks
-        ? 'One tab per session (Web Locks): yes'
-        : 'One tab per session (Web Locks): no: every tab runs the sessions it opens; use a session in one tab at a time',
-    },
-    {
-      id: 'tabs',
-      text: facts.broadcastChannel ? 'Other tabs told of changes: at once' : 'Other tabs told of changes: when you switch to them',
-    },
-    {
-      id: 'persist',
-      text: facts.persisted
-        ? 'Keep data on this device: granted'
-        : facts.persistRequest
-          ? 'Keep data on this device: can ask'
-          : 'Keep data on this device: cannot ask',
-    },
-    { id: 'model', text: modelLine(facts) },
-    { id: 'input', text: inputLine(facts) },
+    { id: 'stop', said: said(facts.sharedMemory ? 'libb_stop_interrupts' : 'libb_stop_restarts') },
+    { id: 'isolation', said: isolationLine(facts) },
+    { id: 'network', said: networkLine(facts) },
+    { id: 'offline', said: offlineLine(facts) },
+    // Reported, not used: a cell never enters Python through a stack-switching call, so
+    // pyodide.ffi.run_sync fails in every engine (tests/engines/browser-lines.spec.ts).
+    { id: 'jspi', said: said(facts.jspi ? 'libb_jspi_yes' : 'libb_jspi_no') },
+    { id: 'gzip', said: said(facts.gzipStreams ? 'libb_gzip_yes' : 'libb_gzip_no') },
+    { id: 'locks', said: said(facts.webLocks ? 'libb_locks_yes' : 'libb_locks_no') },
+    { id: 'tabs', said: said(facts.broadcastChannel ? 'libb_tabs_at_once' : 'libb_tabs_on_switch') },
+    { id: 'persist', said: said(facts.persisted ? 'libb_persist_granted' : facts.persistRequest ? 'libb_persist_can_ask' : 'libb_persist_cannot_ask') },
+    { id: 'model', said: modelLine(facts) },
+    { id: 'input', said: inputLine(facts) },
   ];
 }
 
 /** Where a model computes, by what WebGPU offers (workers/model.worker.ts's gpuPlan decides the same way). */
-function modelsGpu(gpu: WebGpuFacts | null): string {
-  if (gpu === null) return 'on the CPU unless WebGPU offers a GPU';
-  if (gpu.kind === 'none') return 'on the CPU (no GPU through WebGPU here)';
-  if (gpu.kind === 'software') return `on the CPU (WebGPU offers only a software GPU here, ${gpu.name}, slower)`;
-  if (!gpu.f16) return `on the CPU (the GPU WebGPU offers here, ${gpu.name}, lacks the 16-bit floats llama.cpp needs)`;
-  return `on the GPU through WebGPU (${gpu.name})`;
+function modelsGpu(gpu: WebGpuFacts | null): Said {
+  if (gpu === null) return said('libb_gpu_unknown');
+  if (gpu.kind === 'none') return said('libb_gpu_none');
+  const name = gpu.name;
+  if (gpu.kind === 'software') return said('libb_gpu_software', { name });
+  if (!gpu.f16) return said('libb_gpu_no_f16', { name });
+  return said('libb_gpu_yes', { name });
 }
 
 /** Whether Ask can use a model in this browser, and on what (workers/model.worker.ts decides the same way). */
-export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated' | 'sharedMemory' | 'gpu'>): string {
-  const threads = !facts.isolated
-    ? 'with one thread (the page is not cross-origin isolated)'
-    : facts.sharedMemory
-      ? 'with up to 4 threads'
-      : 'with one thread (this browser gives the page no shared memory)';
-  const missing = [facts.jspi ? '' : 'WebAssembly JSPI', facts.memory64 ? '' : 'WebAssembly Memory64'].filter(Boolean);
-  const build = missing.length ? `, in the slower compatible build (this browser lacks ${missing.join(' and ')})` : '';
+export function modelLine(facts: Pick<BrowserFacts, 'jspi' | 'memory64' | 'isolated' | 'sharedMemory' | 'gpu'>): Said {
+  const threads = said(!facts.isolated ? 'libb_threads_not_isolated' : facts.sharedMemory ? 'libb_threads_four' : 'libb_threads_no_shared');
   const where = modelsGpu(facts.gpu);
-  return `A model in this browser: yes, ${where}, ${threads}${build}`;
+  // Names of WebAssembly features, the same in every language.
+  const missing = [facts.jspi ? '' : 'WebAssembly JSPI', facts.memory64 ? '' : 'WebAssembly Memory64'].filter(Boolean);
+  if (!missing.length) return said('libb_model', { where, threads });
+  const lacks = missing.length === 2 ? said('list_and', { first: missing[0], last: missing[1] }) : missing[0];
+  return said('libb_model_compatible', { where, threads, lacks });
 }

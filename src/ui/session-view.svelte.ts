@@ -9,7 +9,7 @@ import { TurtleEvents, type TurtleEvent, type TurtlePicture } from '../lib/turtl
 import { ask, prepareAsk, readSessionPrefs, writeSessionPrefs, type Approval, type AssistantSessionPrefs, type CodeCard } from '../lib/assistant';
 import { assistantStatus, type AssistantStatus } from './assistant-status.svelte';
 import { quoteName } from '../lib/quote-name';
-import { language, m } from './i18n.svelte';
+import { errorText, language, m } from './i18n.svelte';
 import type { RunError } from '../lib/worker-api';
 
 /** An open file preview: the bytes it was made from, so an image can be shown from them. */
@@ -44,7 +44,7 @@ export type ViewOwnership = 'unknown' | 'owned' | 'elsewhere';
 const PANEL_PARTS: readonly ChangePart[] = ['files', 'variables', 'sessionVars', 'imports'];
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }
 
 /**

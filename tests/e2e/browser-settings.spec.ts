@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
 import { FIRST_RUN, openApp, reply, send } from './app';
 
@@ -54,6 +55,30 @@ test('Settings → This browser lists the path taken for each capability; offlin
   await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), { timeout: 60_000 }).toBe(true);
   await page.getByRole('button', { name: 'Settings' }).click();
   await expect(thisBrowser(page).getByRole('listitem').filter({ hasText: /^Offline: / })).toHaveText('Offline: yes', { timeout: 60_000 });
+});
+
+test('Settings → This browser reads in French once French is chosen, in place, with no English line left', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'New session' }).click();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(thisBrowser(page).getByRole('listitem').first()).toHaveText('Stop: interrupts');
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('combobox', { name: 'Language' }).selectOption('fr');
+  const lines = page.getByRole('dialog', { name: 'Réglages' }).getByRole('region', { name: 'Ce navigateur' }).getByRole('listitem');
+  await expect(lines.first()).toHaveText('Arrêter : interrompt');
+  await expect(lines.filter({ hasText: /^Hors ligne : / })).toHaveText(/^Hors ligne : non : pas encore, PyTabs est gardé sur cet appareil/);
+  await expect(lines.filter({ hasText: /^Téléchargements/ })).toHaveText('Téléchargements décodés au fil de l’eau : oui');
+  await expect(lines.filter({ hasText: /^Un onglet par session/ })).toHaveText('Un onglet par session (Web Locks) : oui');
+  await expect(lines.filter({ hasText: /^Un modèle dans ce navigateur : oui, / })).toHaveText(/, avec jusqu’à 4 fils d’exécution/);
+  await expect(lines.filter({ hasText: /^input\(\) : / })).toHaveText('input() : vous attend (mémoire partagée)');
+  // Every line is French: none starts as an English line of This browser does.
+  const en = JSON.parse(readFileSync('messages/en.json', 'utf8')) as Record<string, string>;
+  const english = Object.entries(en)
+    .filter(([key, text]) => key.startsWith('libb_') && /^[^{:]+: /.test(text))
+    .map(([, text]) => text.slice(0, text.indexOf(': ') + 1));
+  expect(english).toContain('Stop:');
+  const shown = await lines.allTextContents();
+  expect(shown).toHaveLength(11);
+  for (const line of shown) expect(english.filter((prefix) => line.startsWith(prefix)), line).toEqual([]);
 });
 
 test('a browser without shared memory, Web Locks, BroadcastChannel or persist() is told the other paths', async ({ page }) => {

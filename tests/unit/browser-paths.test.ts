@@ -5,6 +5,8 @@ import { markStorageNoticeDone, storageNoticeDone, storageRisk } from '../../src
 import { openDb } from '../../src/lib/storage/db';
 import { SettingsStore } from '../../src/lib/storage/settings';
 import type { AppServiceWorkerStatus } from '../../src/lib/offline/service-worker';
+import { said, tell, tellInEnglish } from '../../src/lib/i18n/said';
+import { setLocale } from '../../src/lib/i18n/catalog';
 
 const ALL: BrowserFacts = {
   sharedMemory: true,
@@ -22,7 +24,7 @@ const ALL: BrowserFacts = {
   gpu: { kind: 'none', name: '', f16: false },
 };
 
-const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => p.text);
+const lines = (facts: Partial<BrowserFacts>) => browserPaths({ ...ALL, ...facts }).map((p) => tellInEnglish(p.said));
 const worker = (status: Partial<AppServiceWorkerStatus>): AppServiceWorkerStatus => ({
   offline: 'unavailable',
   controlled: false,
@@ -89,6 +91,33 @@ describe('Settings → This browser', () => {
     expect(lines({ persisted: true })[8]).toBe('Keep data on this device: granted');
   });
 
+  it("reads in the reader's language: each line, and a failure of the service worker with its reason", async () => {
+    await setLocale('fr');
+    try {
+      const french = browserPaths({ ...ALL, gpu: { kind: 'hardware', name: 'nvidia ampere', f16: true } }).map((p) => tell(p.said));
+      expect(french).toEqual([
+        'Arrêter : interrompt',
+        'Isolation cross-origin : oui, par les en-têtes de l’hébergeur',
+        'Réseau de Python : ce site et l’index des paquets seulement (la règle de l’hébergeur)',
+        'Hors ligne : oui',
+        'Changement de pile de Python (JSPI) : oui, PyTabs n’en a pas besoin',
+        'Téléchargements décodés au fil de l’eau : oui',
+        'Un onglet par session (Web Locks) : oui',
+        'Autres onglets avertis des changements : immédiatement',
+        'Garder les données sur cet appareil : peut être demandé',
+        'Un modèle dans ce navigateur : oui, sur le GPU via WebGPU (nvidia ampere), avec jusqu’à 4 fils d’exécution',
+        'input() : vous attend (mémoire partagée)',
+      ]);
+      const bare = browserPaths({ ...ALL, jspi: false, memory64: false, isolated: false, offline: worker({ offline: 'failed', error: said('libb_sw_files_missing', { missing: 3, files: 40 }) }) });
+      expect(tell(bare[3].said)).toBe('Hors ligne : non : 3 des 40 fichiers de l’appli n’ont pas pu être gardés ; la prochaine visite réessaiera');
+      expect(tell(bare[9].said)).toBe(
+        'Un modèle dans ce navigateur : oui, sur le processeur (pas de GPU via WebGPU ici), avec un seul fil d’exécution (la page n’est pas isolée cross-origin), dans la version compatible, plus lente (il manque à ce navigateur WebAssembly JSPI et WebAssembly Memory64)',
+      );
+    } finally {
+      await setLocale('en');
+    }
+  });
+
   it('says how input() waits: on shared memory, else through the service worker that controls the page', () => {
     const input = (facts: Partial<BrowserFacts>) => lines({ sharedMemory: false, ...facts }).at(-1);
     expect(input({ sharedMemory: true, offline: null })).toBe('input(): waits for you (shared memory)');
@@ -102,7 +131,7 @@ describe('Settings → This browser', () => {
     expect(offline(worker({ offline: 'ready', controlled: false }))).toMatch(/^Offline: no: .*reload/);
     expect(offline(worker({ offline: 'installing' }))).toMatch(/^Offline: no: being kept/);
     expect(offline(worker({ offline: 'after-first-run' }))).toMatch(/^Offline: no: not yet/);
-    expect(offline(worker({ offline: 'failed', error: 'the service worker could not be registered (SecurityError: The operation is insecure.)' }))).toBe(
+    expect(offline(worker({ offline: 'failed', error: said('libb_sw_register_failed', { error: 'SecurityError: The operation is insecure.' }) }))).toBe(
       'Offline: no: the service worker could not be registered (SecurityError: The operation is insecure.)',
     );
     expect(offline(worker({ unavailable: 'development' }))).toMatch(/^Offline: no: the development server/);
@@ -124,7 +153,7 @@ describe('Settings → This browser', () => {
     expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'after-first-run', controlled: false }) })[1]).toBe(
       "Python's network: not limited until the next visit (the host sends no policy for the session worker)",
     );
-    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'failed', error: 'x' }) })[0]).toBe(
+    expect(on({ ...plainHost, isolated: false, offline: worker({ offline: 'failed', error: said('libb_sw_none_active') }) })[0]).toBe(
       "Cross-origin isolated: no: the host sends no headers and PyTabs' service worker is not running",
     );
     // Offline, the host cannot be asked: the fact stands without its source.

@@ -4,7 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OFFLINE_PACKAGES, packageSource, withDependencies } from '../../src/lib/offline/offline-packages';
+import { OFFLINE_PACKAGES, packageSource, planOfflinePackages, withDependencies } from '../../src/lib/offline/offline-packages';
+import { setLocale } from '../../src/lib/i18n/catalog';
+import { errorText } from '../../src/lib/i18n/said';
 import { hexToBase64, integritySha256, isComplete, OFFICIAL_PACKAGE_INDEX, PACKAGE_CACHE, sha256Base64 } from '../../src/lib/offline/package-cache';
 import { officialPackageIndex } from '../../workers/runtime/packages';
 import { ISOLATION_HEADERS, isSessionWorkerScript, withIsolation } from '../../src/lib/offline/isolation';
@@ -87,6 +89,26 @@ describe('making packages available offline', () => {
       lockURL: 'https://school.example/wheels/pyodide-lock.json',
       baseURL: 'https://school.example/wheels/',
     });
+  });
+
+  it("tells a failure in the reader's language: an index that answers 404, a package it lacks", async () => {
+    await setLocale('fr');
+    try {
+      const failed = await planOfflinePackages({ lockURL: `${base}/missing`, baseURL: `${base}/` }).catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(Error);
+      expect(errorText(failed)).toBe(`Impossible de lire le fichier de verrouillage de l’index des paquets ${base}/missing : il a répondu 404.`);
+      // The message stays English, for logs.
+      expect((failed as Error).message).toBe(`Could not read the package index's lock file ${base}/missing: it answered 404.`);
+      let unknown: unknown;
+      try {
+        withDependencies(lock.packages, ['no-such-package']);
+      } catch (e) {
+        unknown = e;
+      }
+      expect(errorText(unknown)).toBe('L’index des paquets n’a pas de paquet « no-such-package ».');
+    } finally {
+      await setLocale('en');
+    }
   });
 });
 

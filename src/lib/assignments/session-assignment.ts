@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 import { makeAssignment, encodeAssignment, ASSIGNMENT_ENTRY, type Assignment, type AssignmentDraft } from '../portability/assignment-file';
 import { packSession, fileNameFor, SESSION_SUFFIX, type ExportedFile } from '../portability/export';
 import { withStorage, type PortableManager } from '../portability/manager';
@@ -37,7 +38,7 @@ export async function saveAsAssignment(
 ): Promise<{ assignment: Assignment; earlier?: string[]; file: ExportedFile }> {
   const result = await withStorage(manager, async (db) => {
     const [prior, read] = await Promise.all([getAssignment(db, sessionId), readSessionContents(db, sessionId)]);
-    if (!read) throw new Error(`No session with id ${sessionId}.`);
+    if (!read) throw new SaidError(said('libb_no_session', { id: sessionId }));
     const assignment = await makeAssignment(draft, prior?.role === 'teacher' ? prior.assignment.id : undefined);
     const starter = { files: read.contents.files, rounds: [], variables: [], pickles: [], replay: [], held: null, origin: null };
     const packed = await packSession(db, { name: assignment.title, createdAt: now, vars: read.record.vars }, starter, now, new Map([[ASSIGNMENT_ENTRY, encodeAssignment(assignment)]]));

@@ -89,7 +89,7 @@ export async function handIn(manager: AssignmentManager, sessionId: string, stud
   const { assignment, answer } = await requireAssignment(manager, sessionId);
   return withStorage(manager, async (db) => {
     const read = await readSessionContents(db, sessionId);
-    if (!read) throw new Error(`No session with id ${sessionId}.`);
+    if (!read) throw new SaidError(said('libb_no_session', { id: sessionId }));
     const submission = { assignment: { id: assignment.id, digest: assignment.digest, title: assignment.title }, student, handedInAt: now, results, ...(answer === undefined ? {} : { answer }) };
     const extra = new Map([
       [ASSIGNMENT_ENTRY, encodeAssignment(assignment)],

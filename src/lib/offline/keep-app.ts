@@ -1,3 +1,5 @@
+import type { Said } from '../i18n/said';
+
 /** The message the page sends its service worker to keep the app for offline use (src/sw.ts). */
 export const KEEP_APP = 'KEEP_APP';
 
@@ -7,5 +9,5 @@ export interface KeepAppRequest {
   fill: boolean;
 }
 
-/** Files in the app's precache list and how many of them are still not kept. */
-export type KeepAppReport = { files: number; missing: number } | { error: string };
+/** Files in the app's precache list and how many of them are still not kept; `error` is the browser's own message, or PyTabs' said one. */
+export type KeepAppReport = { files: number; missing: number } | { error: string | Said };

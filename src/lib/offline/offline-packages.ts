@@ -1,5 +1,6 @@
 import { countedResponse, type FetchProgress } from '../fetch-progress';
 import { hexToBase64, isComplete, isKept, keepPackageFile, OFFICIAL_PACKAGE_INDEX, PACKAGE_CACHE, sha256Base64 } from './package-cache';
+import { said, SaidError } from '../i18n/said';
 
 /** The packages Settings offers to keep for offline use. */
 export const OFFLINE_PACKAGES = ['numpy', 'pandas', 'matplotlib'];
@@ -66,11 +67,11 @@ async function readLock(lockURL: string): Promise<Record<string, LockEntry>> {
   try {
     response = await fetch(lockURL);
   } catch (e) {
-    throw new Error(`Could not read the package index's lock file ${lockURL} (${e instanceof Error ? e.message : e}): it is unreachable, or this device is offline.`);
+    throw new SaidError(said('libb_pkg_lock_unreachable', { url: lockURL, error: e instanceof Error ? e.message : String(e) }));
   }
-  if (!response.ok) throw new Error(`Could not read the package index's lock file ${lockURL}: it answered ${response.status}.`);
+  if (!response.ok) throw new SaidError(said('libb_pkg_lock_status', { url: lockURL, status: response.status }));
   const lock = (await response.json().catch(() => null)) as { packages?: Record<string, LockEntry> } | null;
-  if (!lock?.packages) throw new Error(`${lockURL} is not a Pyodide lock file.`);
+  if (!lock?.packages) throw new SaidError(said('libb_pkg_lock_invalid', { url: lockURL }));
   return lock.packages;
 }
 
@@ -88,7 +89,7 @@ export function withDependencies(packages: Record<string, LockEntry>, names: str
   };
   for (const name of names) {
     const key = packages[name] ? name : byName.get(name.toLowerCase());
-    if (!key) throw new Error(`The package index has no package "${name}".`);
+    if (!key) throw new SaidError(said('libb_pkg_unknown', { name }));
     visit(key);
   }
   return needed;
@@ -150,14 +151,14 @@ export async function makePackagesOffline(plan: OfflinePackagePlan, onProgress: 
     try {
       response = await fetch(file.url);
     } catch (e) {
-      throw new Error(`Could not download ${name} (package "${file.name}") from ${file.url} (${e instanceof Error ? e.message : e}): the index is unreachable, or this device is offline.`);
+      throw new SaidError(said('libb_pkg_unreachable', { file: name, name: file.name, url: file.url, error: e instanceof Error ? e.message : String(e) }));
     }
-    if (!response.ok) throw new Error(`Could not download ${name} (package "${file.name}"): ${file.url} answered ${response.status}.`);
+    if (!response.ok) throw new SaidError(said('libb_pkg_status', { file: name, name: file.name, url: file.url, status: response.status }));
     const before = loaded;
     const counted = countedResponse(response, name, (p: FetchProgress) => onProgress({ file: name, filesDone, filesTotal, loaded: before + p.loaded, total }));
     const bytes = await counted.arrayBuffer();
-    if (!isComplete(response, bytes)) throw new Error(`The download of ${name} from ${file.url} was cut short.`);
-    if ((await sha256Base64(bytes)) !== file.sha256) throw new Error(`${name} from ${file.url} does not match the SHA-256 in the index's lock file; it was not kept.`);
+    if (!isComplete(response, bytes)) throw new SaidError(said('libb_pkg_cut_short', { file: name, url: file.url }));
+    if ((await sha256Base64(bytes)) !== file.sha256) throw new SaidError(said('libb_pkg_sha_mismatch', { file: name, url: file.url }));
     await keepPackageFile(cache, file.url, response, bytes, file.sha256);
     file.kept = true;
     file.size = bytes.byteLength;

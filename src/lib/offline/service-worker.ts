@@ -1,6 +1,7 @@
 /// <reference types="vite-plugin-pwa/vanillajs" />
 import { registerSW } from 'virtual:pwa-register';
 import { hasServiceWorkers } from '../capabilities';
+import { said, type Said } from '../i18n/said';
 import type { SessionManager } from '../sessions/manager';
 import { holdWorkersUntil } from '../sessions/spare-worker';
 import { KEEP_APP, type KeepAppReport, type KeepAppRequest } from './keep-app';
@@ -18,7 +19,7 @@ export interface AppServiceWorkerStatus {
   /** Why it is `unavailable`: the development server registers none; `no-service-workers`: this window has none. */
   unavailable?: 'development' | 'no-service-workers';
   /** Why it `failed`, as a clause: "the service worker could not be registered (…)". */
-  error?: string;
+  error?: Said;
   /** A service worker controls this page now (so a reload with the network gone is served by it). */
   controlled: boolean;
   /** A new version is installed and waits for Reload. */
@@ -147,7 +148,7 @@ export class AppServiceWorker {
         if (registration) setInterval(() => void registration.update().catch(() => undefined), UPDATE_CHECK_MS);
       },
       onRegisterError: (error: unknown) =>
-        this.set({ offline: 'failed', error: `the service worker could not be registered (${error instanceof Error ? error.message : String(error)})` }),
+        this.set({ offline: 'failed', error: said('libb_sw_register_failed', { error: error instanceof Error ? error.message : String(error) }) }),
     });
   }
 
@@ -171,8 +172,8 @@ export class AppServiceWorker {
     });
     this.set({ offline: 'installing' });
     const report = await askKeepApp(registration, true);
-    if ('error' in report) return this.set({ offline: 'failed', error: `keeping the app failed (${report.error})` });
-    if (report.missing) return this.set({ offline: 'failed', error: `${report.missing} of ${report.files} files of the app could not be kept; the next visit tries again` });
+    if ('error' in report) return this.set({ offline: 'failed', error: said('libb_sw_keep_failed', { error: report.error }) });
+    if (report.missing) return this.set({ offline: 'failed', error: said('libb_sw_files_missing', { missing: report.missing, files: report.files }) });
     this.kept();
   }
 
@@ -252,7 +253,7 @@ export class AppServiceWorker {
  */
 function askKeepApp(registration: ServiceWorkerRegistration, fill: boolean): Promise<KeepAppReport> {
   const worker = registration.active;
-  if (!worker) return Promise.resolve({ error: 'no active service worker' });
+  if (!worker) return Promise.resolve({ error: said('libb_sw_none_active') });
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = (event: MessageEvent<KeepAppReport>) => resolve(event.data);

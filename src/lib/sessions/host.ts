@@ -411,7 +411,7 @@ export class SessionHost {
   answerInput(requestId: string, line: string | null): void {
     const pending = this.waiting;
     if (!pending || pending.request.id !== requestId || this.live !== pending.live) {
-      throw new Error('That request for input is no longer waiting: the run ended or already has its answer.');
+      throw new SaidError(said('libb_input_not_waiting'));
     }
     const answer: InputAnswer = line === null ? { kind: 'eof' } : { kind: 'line', text: line };
     pending.live.input.answer(requestId, answer);

@@ -1,9 +1,10 @@
 import { hasServiceWorkers, hasSharedMemory } from '../capabilities';
 import { RELAY_PATH, sharedInputBuffer, wakeShared, writeShared, type InputAnswer, type RelayMessage } from '../stdin-protocol';
 import type { InputChannel } from '../worker-api';
+import { said, SaidError, tell, type Said } from '../i18n/said';
 
 /** How input() waits in this window, and why not when it cannot: one answer for the host and for Settings. */
-export type InputPath = { kind: 'shared' } | { kind: 'relay' } | { kind: 'none'; reason: string };
+export type InputPath = { kind: 'shared' } | { kind: 'relay' } | { kind: 'none'; reason: Said };
 
 /**
  * Shared memory where the page has it (the worker blocks on Atomics); else the service
@@ -14,9 +15,7 @@ export function inputPath(facts: { sharedMemory: boolean; serviceWorkers: boolea
   if (facts.controlled) return { kind: 'relay' };
   return {
     kind: 'none',
-    reason: facts.serviceWorkers
-      ? "input() cannot wait for you yet: this page has no shared memory and PyTabs' service worker did not take it over (Settings → This browser). Reload the page."
-      : 'input() cannot wait for you in this window: it has no shared memory and no service worker (a private window, or service workers are switched off).',
+    reason: said(facts.serviceWorkers ? 'libb_input_reason_not_yet' : 'libb_input_reason_none'),
   };
 }
 
@@ -43,9 +42,10 @@ export function openInputChannel(): PageInput {
       return { offer: { kind: 'relay', url: new URL(RELAY_PATH, controller!.scriptURL).href }, answer: relayAnswer, wake: () => undefined };
     case 'none':
       return {
-        offer: { kind: 'none', reason: path.reason },
+        // The worker raises it in Python, in the language shown when the session started.
+        offer: { kind: 'none', reason: tell(path.reason) },
         answer: () => {
-          throw new Error(path.reason);
+          throw new SaidError(path.reason);
         },
         wake: () => undefined,
       };
@@ -58,6 +58,6 @@ export function openInputChannel(): PageInput {
  */
 function relayAnswer(id: string, answer: InputAnswer): void {
   const controller = navigator.serviceWorker.controller;
-  if (!controller) throw new Error("The answer cannot reach the session: PyTabs' service worker no longer controls this page. Stop the run and reload.");
+  if (!controller) throw new SaidError(said('libb_input_relay_lost'));
   controller.postMessage({ pytabsStdin: { id, answer } } satisfies RelayMessage);
 }

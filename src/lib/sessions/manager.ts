@@ -1,4 +1,4 @@
-import { said } from '../i18n/said';
+import { said, SaidError } from '../i18n/said';
 import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
 import { RoundHistory, SessionStore } from '../storage/session-store';
 import { addNewSession, deleteSessionData, getSession, listSessionRecords, updateSession } from '../storage/sessions';
@@ -52,10 +52,10 @@ const STATELESS_INPUT = 'input() is not available in a stateless run: nobody can
 
 function cleanSessionName(name: string): string {
   const trimmed = String(name ?? '').trim();
-  if (!trimmed) throw new Error('A session name cannot be empty.');
-  if (trimmed.length > MAX_NAME) throw new Error(`A session name can have at most ${MAX_NAME} characters.`);
+  if (!trimmed) throw new SaidError(said('libb_session_name_empty'));
+  if (trimmed.length > MAX_NAME) throw new SaidError(said('libb_session_name_too_long', { max: MAX_NAME }));
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new Error('A session name cannot contain control characters.');
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new SaidError(said('libb_session_name_control'));
   return trimmed;
 }
 
@@ -63,10 +63,10 @@ function validateSessionVars(vars: Record<string, string>): Record<string, strin
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(vars)) {
     const name = key.trim();
-    if (!name) throw new Error('A session variable needs a name.');
-    if (name.length > MAX_VAR_NAME) throw new Error(`A session variable name can have at most ${MAX_VAR_NAME} characters.`);
-    if (typeof value !== 'string') throw new Error(`Session variable "${name}" must be a string.`);
-    if (value.length > MAX_VAR_VALUE) throw new Error(`Session variable "${name}" is longer than ${MAX_VAR_VALUE} characters.`);
+    if (!name) throw new SaidError(said('libb_var_name_empty'));
+    if (name.length > MAX_VAR_NAME) throw new SaidError(said('libb_var_name_too_long', { max: MAX_VAR_NAME }));
+    if (typeof value !== 'string') throw new SaidError(said('libb_var_not_text', { name: quoteName(name) }));
+    if (value.length > MAX_VAR_VALUE) throw new SaidError(said('libb_var_too_long', { name: quoteName(name), max: MAX_VAR_VALUE }));
     out[name] = value;
   }
   return out;
@@ -205,7 +205,7 @@ export class SessionManager {
    */
   answerInput(sessionId: string, requestId: string, line: string | null): void {
     const host = this.hosts.get(sessionId);
-    if (!host) throw new Error('That session is not running here.');
+    if (!host) throw new SaidError(said('libb_not_running_here'));
     host.answerInput(requestId, line);
   }
 
@@ -313,7 +313,7 @@ export class SessionManager {
 
   /** After dispose no worker starts: one started late (a start that waited on a claim) would outlive an erase. */
   private ensureOpen(): void {
-    if (this.disposed) throw new Error('PyTabs was closed in this tab (its data was erased, or the page is closing). Reload the page.');
+    if (this.disposed) throw new SaidError(said('libb_closed_in_tab'));
   }
 
   /** What every worker this page starts is given, a session's or a stateless one. */
@@ -344,7 +344,7 @@ export class SessionManager {
   private async requireSession(sessionId: string): Promise<SessionRecord> {
     void this.runCounts.flush();
     const record = await getSession(this.db, sessionId);
-    if (!record) throw new Error(`No session with id ${sessionId}.`);
+    if (!record) throw new SaidError(said('libb_no_session', { id: sessionId }));
     return record;
   }
 
@@ -562,7 +562,7 @@ export class SessionManager {
   async readFile(sessionId: string, path: string): Promise<Uint8Array> {
     const clean = validateExistingPath(path);
     const data = await this.store(sessionId).readFile(clean);
-    if (!data) throw new Error(`No file named ${quoteName(clean)} in this session.`);
+    if (!data) throw new SaidError(said('libb_no_file', { name: quoteName(clean) }));
     return data;
   }
 
@@ -574,9 +574,7 @@ export class SessionManager {
   async writeFile(sessionId: string, path: string, data: Uint8Array): Promise<void> {
     const clean = validateWorkspacePath(path);
     if (data.byteLength > this.settings.sessionLimitBytes) {
-      throw new Error(
-        `${quoteName(clean)} is ${formatBytes(data.byteLength)}; a session holds at most ${formatBytes(this.settings.sessionLimitBytes)} (see Settings).`,
-      );
+      throw new SaidError(said('libb_file_too_big', { name: quoteName(clean), size: formatBytes(data.byteLength), max: formatBytes(this.settings.sessionLimitBytes) }));
     }
     await this.requireSession(sessionId);
     await this.ensureOwned(sessionId);

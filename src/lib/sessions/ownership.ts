@@ -1,5 +1,6 @@
 import { hasWebLocks } from '../capabilities';
 import { sleep } from '../timing';
+import { said, SaidError } from '../i18n/said';
 
 /** Whether this tab may run a session: one tab owns it at a time. */
 export type Ownership = 'owned' | 'elsewhere';
@@ -7,9 +8,9 @@ export type Ownership = 'owned' | 'elsewhere';
 const CLAIM_RETRIES = 4;
 const CLAIM_RETRY_MS = 250;
 
-export class SessionElsewhereError extends Error {
+export class SessionElsewhereError extends SaidError {
   constructor() {
-    super('This session is open in another tab. Take it over to use it here; the other tab keeps everything it saved.');
+    super(said('libb_session_elsewhere'));
     this.name = 'SessionElsewhereError';
   }
 }

@@ -2,6 +2,7 @@ import type { SessionStore } from '../storage/session-store';
 import type { SessionHost } from './host';
 import type { WorkerPool } from './pool';
 import { quoteName } from '../quote-name';
+import { said, SaidError } from '../i18n/said';
 
 /**
  * What changes a session's workspace or variables. A session with a live worker is changed
@@ -56,7 +57,7 @@ export class StoredOps implements SessionOps {
 
   async renameFile(from: string, to: string): Promise<void> {
     const data = await this.existing(from);
-    if (await this.store.readFile(to)) throw new Error(`A file named "${to}" already exists.`);
+    if (await this.store.readFile(to)) throw new SaidError(said('libb_file_exists', { name: quoteName(to) }));
     await this.store.commit({ files: { put: [{ path: to, data, modifiedAt: Date.now() }], delete: [from] } });
   }
 
@@ -66,7 +67,7 @@ export class StoredOps implements SessionOps {
 
   private async existing(path: string): Promise<Uint8Array> {
     const data = await this.store.readFile(path);
-    if (!data) throw new Error(`No file named ${quoteName(path)} in this session.`);
+    if (!data) throw new SaidError(said('libb_no_file', { name: quoteName(path) }));
     return data;
   }
 }

@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 import type { Assignment, AssignmentRecord, AssignmentRole, GradesRecord, PyTabsDB } from './db';
 
 /** The session's assignment and its role in it, or null. */
@@ -16,7 +17,7 @@ export async function getAssignment(db: PyTabsDB, sessionId: string): Promise<Om
 export async function putAnswer(db: PyTabsDB, sessionId: string, seq: number | null): Promise<void> {
   const tx = db.transaction('imports', 'readwrite');
   const found = await tx.store.get([sessionId, 'assignment']);
-  if (found?.kind !== 'assignment') throw new Error('This session is not an assignment.');
+  if (found?.kind !== 'assignment') throw new SaidError(said('asg_not_assignment'));
   const { answer: _, ...rest } = found;
   await tx.store.put(seq === null ? rest : { ...rest, answer: seq });
   await tx.done;
@@ -28,7 +29,7 @@ export async function putAnswer(db: PyTabsDB, sessionId: string, seq: number | n
  */
 export async function putAssignment(db: PyTabsDB, sessionId: string, role: AssignmentRole, assignment: Assignment, earlier?: string[]): Promise<void> {
   const tx = db.transaction(['sessions', 'imports'], 'readwrite');
-  if (!(await tx.objectStore('sessions').get(sessionId))) throw new Error(`No session with id ${sessionId}.`);
+  if (!(await tx.objectStore('sessions').get(sessionId))) throw new SaidError(said('libb_no_session', { id: sessionId }));
   await tx.objectStore('imports').put({ sessionId, kind: 'assignment', role, assignment, ...(earlier ? { earlier } : {}) });
   await tx.done;
 }

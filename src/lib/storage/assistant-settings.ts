@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 import type { SettingsStore } from './settings';
 
 /**
@@ -74,15 +75,15 @@ export function validateAssistantSettings(s: AssistantSettings): void {
     try {
       url = new URL(s.baseUrl);
     } catch {
-      throw new Error(`The Base URL is not a valid URL: ${s.baseUrl}`);
+      throw new SaidError(said('libb_assistant_url_invalid', { url: s.baseUrl }));
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('The Base URL must start with http:// or https://');
-    if (url.username || url.password) throw new Error('Put the key in the API key field, not in the Base URL.');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SaidError(said('libb_assistant_url_scheme'));
+    if (url.username || url.password) throw new SaidError(said('libb_assistant_url_key'));
   }
   const counts: (keyof AssistantSettings)[] = ['maxRuns', 'maxFailedRuns', 'maxSameError', 'maxTurns', 'contextTokens', 'memoryTokens'];
   for (const key of counts) {
     const v = s[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new Error(`Assistant setting ${key} must be a whole number of 1 or more`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new SaidError(said('libb_assistant_count', { setting: key }));
   }
 }
 

@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 import type { Round } from '../chat/types';
 import { completeOrAbort } from './commit';
 import {
@@ -113,7 +114,7 @@ function putContents(tx: WriteTx, record: SessionRecord, contents: SessionConten
 export async function writeNewSession(db: PyTabsDB, record: SessionRecord, contents: SessionContents): Promise<void> {
   const tx = writeTx(db);
   await completeOrAbort(tx, async () => {
-    if (await tx.objectStore('sessions').get(record.id)) throw new Error(`A session with id ${record.id} already exists.`);
+    if (await tx.objectStore('sessions').get(record.id)) throw new SaidError(said('libb_session_exists', { id: record.id }));
     await Promise.all(putContents(tx, record, contents));
   });
 }
@@ -132,7 +133,7 @@ export async function replaceSessionContents(
   const tx = writeTx(db);
   await completeOrAbort(tx, async () => {
     const [record, origin] = await Promise.all([tx.objectStore('sessions').get(sessionId), tx.objectStore('imports').get([sessionId, 'origin'])]);
-    if (!record) throw new Error(`No session with id ${sessionId}.`);
+    if (!record) throw new SaidError(said('libb_no_session', { id: sessionId }));
     const range = sessionRange(sessionId);
     await Promise.all([
       ...SESSION_STORES.filter((s) => s !== 'imports').map((s) => tx.objectStore(s).delete(range)),

@@ -1,3 +1,4 @@
+import { said, SaidError, tell } from '../i18n/said';
 import { SESSION_STORES, sessionRange, type ImportRecord, type PyTabsDB, type SessionRecord } from './db';
 import { sessionPrefsKey } from './assistant-settings';
 
@@ -21,12 +22,15 @@ export async function putSession(db: PyTabsDB, record: SessionRecord): Promise<v
   await db.put('sessions', record);
 }
 
+/** A new session's name as the language shown says "Session 3": a name, kept as written from then on. */
+const sessionLabel = (n: number) => tell(said('libb_session_default', { n }));
+
 /** "Session N" for the Nth of the person's sessions, or the first N above it that no session has. */
-export function nextSessionName(names: readonly string[]): string {
+export function nextSessionName(names: readonly string[], label = sessionLabel): string {
   const taken = new Set(names);
   let n = names.length + 1;
-  while (taken.has(`Session ${n}`)) n++;
-  return `Session ${n}`;
+  while (taken.has(label(n))) n++;
+  return label(n);
 }
 
 /**
@@ -78,7 +82,7 @@ export async function updateSession(
 ): Promise<SessionRecord> {
   const tx = db.transaction('sessions', 'readwrite');
   const record = await tx.store.get(id);
-  if (!record) throw new Error(`No session with id ${id}`);
+  if (!record) throw new SaidError(said('libb_no_session', { id }));
   change(record);
   await tx.store.put(record);
   await tx.done;

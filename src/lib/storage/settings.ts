@@ -1,3 +1,4 @@
+import { said, SaidError } from '../i18n/said';
 import type { PyTabsDB } from './db';
 
 export interface Settings {
@@ -45,15 +46,15 @@ function validateSettings(s: Settings): void {
   const positive: (keyof Settings)[] = ['variableLimitBytes', 'sessionLimitBytes', 'inactiveAfterDays', 'deleteAfterDays', 'maxLiveWorkers'];
   for (const key of positive) {
     const v = s[key];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`Setting ${key} must be a positive number`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new SaidError(said('libb_setting_positive', { setting: key }));
   }
-  if (s.deleteAfterDays < s.inactiveAfterDays) throw new Error('Sessions must be deleted no sooner than they are marked inactive');
-  if (!Number.isFinite(s.runTimeoutSeconds) || s.runTimeoutSeconds < 0) throw new Error('The run time limit must be 0 (none) or more seconds');
+  if (s.deleteAfterDays < s.inactiveAfterDays) throw new SaidError(said('libb_setting_delete_before_inactive'));
+  if (!Number.isFinite(s.runTimeoutSeconds) || s.runTimeoutSeconds < 0) throw new SaidError(said('libb_setting_time_limit'));
   if (s.packageIndexUrl) {
     try {
       new URL(s.packageIndexUrl);
     } catch {
-      throw new Error(`The package index URL is not a valid URL: ${s.packageIndexUrl}`);
+      throw new SaidError(said('libb_setting_index_url', { url: s.packageIndexUrl }));
     }
   }
 }
