@@ -439,6 +439,35 @@ test('an embed opened by itself is accessible, in both themes, with its code rea
   expect(axeLight.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 });
 
+test('an embed whose page allows it (step=1) shows Step through beside Run and the step view under it; without it, none', async ({ page }) => {
+  const program = { name: 'Aliases', cells: ['a = [1, 2]\nb = a\nb.append(3)\ntotal = len(a)'], files: [] };
+  await page.goto(`/${embedHash('id=plain-steps', program)}`);
+  await expect(page.getByRole('button', { name: 'Run', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Step through' })).toHaveCount(0);
+
+  await page.goto('about:blank');
+  await page.goto(`/${embedHash('id=steps&step=1', program)}`);
+  await page.getByRole('button', { name: 'Step through' }).click();
+  const view = page.getByRole('region', { name: 'Output' }).getByRole('group', { name: 'Step-through' });
+  await expect(view).toBeVisible(FIRST_RUN);
+  await view.getByRole('button', { name: 'Last' }).click();
+  const frame = view.getByRole('group', { name: '<module>' });
+  await expect(frame.getByRole('button', { name: '→ list #1' })).toHaveCount(2);
+  await view.getByRole('button', { name: 'Back' }).click();
+  await expect(view.getByRole('status')).toHaveText('Line 3: list #1 now holds 1, 2, 3');
+  // Run still runs without recording, and the step view goes with the round it belonged to.
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('Done in');
+  await expect(view).toHaveCount(0);
+  // The step-through is kept with its round: a reader who comes back and steps again finds it drawn.
+  await page.getByRole('button', { name: 'Step through' }).click();
+  await expect(view.getByRole('slider', { name: 'Step' })).toHaveAttribute('max', '5', FIRST_RUN);
+  await page.reload();
+  await expect(view.getByRole('slider', { name: 'Step' })).toHaveAttribute('max', '5');
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+});
+
 test('Embed in the session bar writes the <iframe> snippet with the chosen options, and its address shows the session\'s code', async ({ page, context }) => {
   await openApp(page);
   await send(page, 'total = sum([1, 2, 3])\nprint("total", total)');
@@ -449,6 +478,9 @@ test('Embed in the session bar writes the <iframe> snippet with the chosen optio
   await dialog.getByRole('checkbox', { name: 'Read-only code' }).check();
   await dialog.getByRole('combobox', { name: 'Run', exact: true }).selectOption('load');
   const snippet = dialog.getByRole('textbox', { name: 'Code to paste into a page' });
+  await dialog.getByRole('checkbox', { name: 'Offer Step through' }).check();
+  await expect(snippet).toHaveValue(/id=session-1&amp;ro=1&amp;run=load&amp;step=1&amp;v=1/);
+  await dialog.getByRole('checkbox', { name: 'Offer Step through' }).uncheck();
   await expect(snippet).toHaveValue(/^<iframe src="http:\/\/localhost:\d+\/#\/embed\?id=session-1&amp;ro=1&amp;run=load&amp;v=1&amp;z=[A-Za-z0-9_-]+" title="Python: Session 1"/);
   await dialog.getByRole('textbox', { name: 'Embed id', exact: true }).fill('no/slashes');
   await expect(dialog).toContainText('An id is 1 to 64 letters');

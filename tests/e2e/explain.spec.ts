@@ -1,6 +1,6 @@
 import { test, expect, type Page } from '@playwright/test';
 import { choose, chooseZips, downloaded, FIRST_RUN, openApp, reply, send } from './app';
-import { startMockServer, text, type MockServer } from '../mock-openai/server';
+import { runPython, startMockServer, text, toolCalls, type MockServer } from '../mock-openai/server';
 
 // Errors a beginner can read (issue 44), through the UI by role and name on the built app with
 // real Pyodide: the explanation above the traceback, in the language shown, the line marked in
@@ -97,6 +97,35 @@ test('"Explain this error" asks the assistant with the code, the traceback and t
     const again = server.chats()[1].body!.messages.at(-1)!.content!;
     expect(again).toContain('Réponds en français.');
     expect(again).toContain('ZeroDivisionError: division by zero');
+  } finally {
+    await server.close();
+  }
+});
+
+test("an Ask round's code card that ends in an error has its line marked and the error explained, as a Code message has", async ({ page }) => {
+  test.setTimeout(180_000);
+  const server = await startMockServer({
+    scripts: { 'writes-a-typo': (_r, ctx) => (ctx.turn === 0 ? toolCalls(runPython(PROGRAM, 'call_typo')) : text('I misspelled total.')) },
+  });
+  try {
+    await openApp(page);
+    await configure(page, server, 'writes-a-typo');
+    await page.getByRole('radio', { name: 'Ask' }).check();
+    await send(page, 'Add up 4, 8 and 15.');
+    await expect(reply(page, 1)).toContainText('I misspelled total.', FIRST_RUN);
+    const card = reply(page, 1).getByRole('group', { name: 'Code 1' });
+    await expect(card.getByRole('group', { name: 'What went wrong, in plain words' })).toContainText('Python does not know the name totl. Did you mean total?');
+    await expect(card.getByRole('group', { name: 'Error' })).toContainText("NameError: name 'totl' is not defined");
+    const mark = card.locator('mark');
+    await expect(mark).toHaveCount(1);
+    await expect(mark).toHaveText('Error on line 4: print(totl)');
+    await expect(card.getByText('Error on line 4:')).toHaveClass(/visually-hidden/);
+    // The question is the person's words, not code: nothing in it is marked.
+    await expect(page.getByRole('article', { name: 'Message 1' }).locator('.user-msg mark')).toHaveCount(0);
+    // Kept with the round: a reload draws the mark again.
+    await page.reload();
+    await openApp(page);
+    await expect(reply(page, 1).getByRole('group', { name: 'Code 1' }).locator('mark')).toHaveText('Error on line 4: print(totl)');
   } finally {
     await server.close();
   }

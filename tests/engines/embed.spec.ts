@@ -3,8 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { EnginePage } from '../../scripts/engines.mjs';
+import { embedUrl } from '../../src/embed-client';
 import { sleep } from '../../src/lib/timing';
 import { test, expect } from './fixtures';
+import { FIRST_RUN } from './person';
 
 // An embed on another site, driven through its page's API in each engine: the example course
 // page (dist/embed/example.html) served from localhost while the app is on 127.0.0.1 (another
@@ -141,4 +143,18 @@ test('a course page on another site runs code in its embeds through the API; eac
     "failed in the page: The embed's frame loaded again before it answered; what the call did is unknown (a run may have finished and been kept).",
   );
   expect(await onCells(page, "(cells) => cells[1].run('6 * 7')")).toMatchObject({ status: 'ok', result: '42' });
+});
+
+test('an embed whose page allows it (stepThrough) shows Step through beside Run, and the step view under it: one list behind two names, back a step', { tag: '@any-host' }, async ({ person, host }) => {
+  await person.page.goto(embedUrl({ app: host.url, id: 'steps', stepThrough: true, name: 'Aliases', code: 'a = [1, 2]\nb = a\nb.append(3)\ntotal = len(a)' }));
+  await person.find({ role: 'button', name: 'Run' });
+  await person.click({ role: 'button', name: 'Step through' });
+  const view = { role: 'group', name: 'Step-through', within: { role: 'region', name: 'Output' } };
+  await person.find(view, { timeout: FIRST_RUN });
+  await person.click({ role: 'button', name: 'Last', within: view });
+  // The start, lines 1 to 4, the end: six steps.
+  expect(await person.text({ role: 'slider', name: 'Step', within: view })).toBe('5');
+  expect(await person.count({ role: 'button', name: '→ list #1', within: { role: 'group', name: '<module>', within: view } })).toBe(2);
+  await person.click({ role: 'button', name: 'Back', within: view });
+  await person.expectText({ role: 'status', within: view }, 'Line 3: list #1 now holds 1, 2, 3');
 });

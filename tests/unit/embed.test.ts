@@ -34,12 +34,12 @@ function address(settings: Parameters<typeof embedFragment>[0], cells: string[],
 
 describe('an embed address', () => {
   it('carries its options and the author code, and reads back what embedFragment wrote', async () => {
-    const opened = await readEmbed(address({ id: 'cell-1', page: '/week/1', readOnly: true, hideCode: true, run: 'load', theme: 'dark', showVariables: true }, ['x = 1']));
-    expect(opened.options).toEqual({ id: 'cell-1', page: '/week/1', readOnly: true, hideCode: true, run: 'load', theme: 'dark', showVariables: true });
+    const opened = await readEmbed(address({ id: 'cell-1', page: '/week/1', readOnly: true, hideCode: true, run: 'load', theme: 'dark', showVariables: true, stepThrough: true }, ['x = 1']));
+    expect(opened.options).toEqual({ id: 'cell-1', page: '/week/1', readOnly: true, hideCode: true, run: 'load', theme: 'dark', showVariables: true, stepThrough: true });
     expect(opened.author?.session.cells).toEqual(['x = 1']);
     const plain = await readEmbed('#/embed?id=a');
     expect(plain.author).toBeNull();
-    expect(plain.options).toMatchObject({ readOnly: false, hideCode: false, run: 'click', theme: 'auto', showVariables: false, page: '' });
+    expect(plain.options).toMatchObject({ readOnly: false, hideCode: false, run: 'click', theme: 'auto', showVariables: false, stepThrough: false, page: '' });
   });
 
   it('is refused whole, with the reason, when an option or its code is wrong', async () => {
@@ -49,6 +49,7 @@ describe('an embed address', () => {
       ['#/embed?id=a&ro=yes', /"ro=yes" is not one of "0", "1"/],
       ['#/embed?id=a&page=//evil.example/x%00', /page must be a path/],
       ['#/embed?id=a&theme=pink', /"theme=pink"/],
+      ['#/embed?id=a&step=yes', /"step=yes" is not one of "0", "1"/],
       ['#/embed?id=a&v=2&z=AA', /version "2"/],
       ['#/embed?id=a&z=AA', /has no version/],
       [`#/embed?id=a&v=1&z=${'A'.repeat(70_000)}`, /at most 65536/],

@@ -55,6 +55,7 @@ export const CONVERTED = [
   'src/ui/Icon.svelte',
   'src/ui/ErrorExplanation.svelte',
   'src/ui/RoundCode.svelte',
+  'src/ui/MarkedCode.svelte',
 ];
 
 const VISIBLE_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-description', 'aria-roledescription', 'aria-valuetext']);

@@ -391,6 +391,36 @@ function lieAboutSizes(zip: Uint8Array, size: number): Uint8Array {
   return out;
 }
 
+/** A kept step-through as the recorder writes it: one step, `a` referring to list #1. */
+const TRACE = {
+  steps: [{ line: 1, event: 'line', frames: [{ name: '<module>', line: 1, scope: 0 }], heap: 0, stdout: 0 }],
+  scopes: [[['a', { ref: 1 }]]],
+  objects: [{ id: 1, kind: 'list', type: 'list', items: [['int', '1']] }],
+  heaps: [[0]],
+  stdout: '',
+  inputs: [],
+  limits: { maxSteps: 5000, maxObjects: 200, maxItems: 100, maxRepr: 80 },
+  stepLimitReached: false,
+  objectLimitReached: false,
+};
+
+/** A session file whose one round kept `trace` (changed by `patch`) as its step-through. */
+function withTrace(patch: (trace: Record<string, unknown>) => void = () => undefined): Uint8Array {
+  const trace = structuredClone(TRACE) as unknown as Record<string, unknown>;
+  patch(trace);
+  return craft({
+    'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'a = [1]', files: [], state: 'finished', events: [{ type: 'trace', block: 0, trace }] }] })),
+  });
+}
+
+describe('a round\'s step-through in a session file', () => {
+  it('comes back as it was kept', async () => {
+    const target = await device();
+    const { sessionId } = await importSession(target, { name: 'steps.pytabs.zip', data: withTrace() });
+    expect((await roundsOf(target.db, sessionId))[0].events).toEqual([{ type: 'trace', block: 0, trace: TRACE }]);
+  });
+});
+
 describe('hostile files', () => {
   const refusals: [string, () => Uint8Array, RegExp, Partial<Settings>?][] = [
     ['a "../" path', () => craft({ 'files/../evil.txt': bytes('x') }), /would leave the workspace/],
@@ -435,6 +465,11 @@ describe('hostile files', () => {
     ['a history event of the wrong shape', () => craft({
       'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'finished', events: [{ type: 'stdout', block: 0, text: 5 }] }] })),
     }), /round 1 event 1 \(stdout\) has no valid "text"/],
+    ['a step-through whose step points past its tables', () => withTrace((t) => void ((t.steps as { heap: number }[])[0].heap = 3)), /step-through step 1 "heap"/],
+    ['a step-through whose frame has no variables', () => withTrace((t) => void ((t.steps as { frames: { scope: number }[] }[])[0].frames[0].scope = 1)), /step-through step 1 frame "scope"/],
+    ['a step-through without steps', () => withTrace((t) => void delete t.steps), /step-through "steps"/],
+    ['a step-through object of an unknown kind', () => withTrace((t) => void ((t.objects as { kind: string }[])[0].kind = 'module')), /step-through object 1 has an unknown "kind"/],
+    ['a step-through value that is neither inline nor a reference', () => withTrace((t) => void (t.scopes = [[['a', ['int']]]])), /step-through variable is not a pair/],
     ...(
       [
         ['an error line that is not a line', { line: '3' }, /error "line"/],

@@ -3,4 +3,4 @@ export { splitMessage, type CodeBlock } from './blocks';
 export { appendEvent, newRound, OUTPUT_CAP, RICH_CAP } from './round';
 export type { Attachment, Round, RoundEvent, RoundState } from './types';
 export { listRounds, type HistorySource } from './history';
-export { errorLines } from './error-lines';
+export { cardErrorLines, errorLines } from './error-lines';

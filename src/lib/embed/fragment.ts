@@ -20,6 +20,8 @@ export interface EmbedSettings {
   run?: EmbedRun;
   theme?: EmbedTheme;
   showVariables?: boolean;
+  /** Offers Step through beside Run (off unless the page allows it). */
+  stepThrough?: boolean;
   /** The language the embed speaks (a BCP 47 tag such as `fr` or `pt-BR`); the client passes its course page's `lang` when the author sets none. */
   lang?: string;
 }
@@ -33,6 +35,7 @@ export const EMBED_PARAMS = {
   run: 'run',
   theme: 'theme',
   showVariables: 'vars',
+  stepThrough: 'step',
   lang: 'lang',
   version: 'v',
   data: 'z',
@@ -52,6 +55,7 @@ export function embedFragment(settings: EmbedSettings, packed?: { version: numbe
   if (settings.run && settings.run !== 'click') p.set(EMBED_PARAMS.run, settings.run);
   if (settings.theme && settings.theme !== 'auto') p.set(EMBED_PARAMS.theme, settings.theme);
   if (settings.showVariables) p.set(EMBED_PARAMS.showVariables, '1');
+  if (settings.stepThrough) p.set(EMBED_PARAMS.stepThrough, '1');
   if (settings.lang) p.set(EMBED_PARAMS.lang, settings.lang);
   if (packed) {
     p.set(EMBED_PARAMS.version, String(packed.version));

@@ -12,6 +12,7 @@ export interface EmbedOptions {
   run: EmbedRun;
   theme: EmbedTheme;
   showVariables: boolean;
+  stepThrough: boolean;
   /** The language the embed was asked to speak, as a tag (absent when none): `embedLocale` finds its catalog. */
   lang?: string;
 }
@@ -55,6 +56,7 @@ function readOptions(params: URLSearchParams): EmbedOptions {
     run: choice(params, EMBED_PARAMS.run, ['click', 'load'], 'click'),
     theme: choice(params, EMBED_PARAMS.theme, ['auto', 'light', 'dark'], 'auto'),
     showVariables: flag(params, EMBED_PARAMS.showVariables),
+    stepThrough: flag(params, EMBED_PARAMS.stepThrough),
     lang: langTag(params),
   };
 }

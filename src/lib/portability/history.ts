@@ -2,6 +2,7 @@ import type { Round, RoundEvent } from '../chat/types';
 import { ImportError } from './errors';
 import { encodeJson, finite, integer, list, parseJson, record, text } from './checks';
 import { MAX_EVENTS, MAX_MESSAGE_CHARS, MAX_ROUNDS } from './limits';
+import { checkTrace } from './trace-check';
 
 export const HISTORY = 'history.json';
 const FORMAT = 'pytabs-history';
@@ -51,6 +52,7 @@ const EVENT_FIELDS: Record<string, Record<string, 'string' | 'number' | 'object'
   code_end: { block: 'number', durationMs: 'number', notPersisted: 'array' },
   truncated: { block: 'number', what: 'string', limit: 'number' },
   round_error: { message: 'string' },
+  trace: { block: 'number', trace: 'object' },
   round_end: { durationMs: 'number', state: 'string' },
 };
 
@@ -81,6 +83,7 @@ function checkEvent(value: unknown, what: string): RoundEvent {
     const bundle = event.bundle as Record<string, unknown>;
     if (!Object.values(bundle).every((v) => typeof v === 'string')) throw new ImportError(`${what} has output that is not text.`);
   }
+  if (type === 'trace') checkTrace(event.trace, `${what} step-through`);
   if (type === 'exec_error') {
     const error = event.error as Record<string, unknown>;
     for (const field of ['ename', 'evalue', 'traceback']) text(error[field], `${what} error "${field}"`, MAX_MESSAGE_CHARS);

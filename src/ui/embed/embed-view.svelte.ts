@@ -1,4 +1,4 @@
-import type { SessionManager } from '../../lib';
+import type { SessionManager, TraceOptions } from '../../lib';
 import type { Round, RoundEvent } from '../../lib/chat';
 import {
   authorCode,
@@ -128,19 +128,19 @@ export class EmbedView implements Reporter {
     return this.starting;
   }
 
-  /** Runs `code` (the editor's, or the page's) as the session's next round, drawn here and told to the page. */
-  run(code = this.code): Promise<EmbedRunResult> {
-    const running = this.runNow(code);
+  /** Runs `code` (the editor's, or the page's) as the session's next round, drawn here and told to the page; with `trace` (Step through), recording its steps. */
+  run(code = this.code, trace?: TraceOptions): Promise<EmbedRunResult> {
+    const running = this.runNow(code, trace);
     // Before it reaches the session's queue (the start, the round's record): a read asked meanwhile waits for it.
     this.lastRun = running.catch(() => undefined);
     return running;
   }
 
-  private async runNow(code: string): Promise<EmbedRunResult> {
+  private async runNow(code: string, trace?: TraceOptions): Promise<EmbedRunResult> {
     await this.ensureStarted();
     this.setStatus('running');
     try {
-      const round = await this.session.send(code, { composer: false, onEvent: (event) => this.tell(event) });
+      const round = await this.session.send(code, { composer: false, onEvent: (event) => this.tell(event), trace });
       return runResult(round);
     } finally {
       this.setStatus('idle');
