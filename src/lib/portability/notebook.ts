@@ -4,6 +4,7 @@ import type { Round, RoundEvent } from '../chat/types';
 import { typedLine } from '../chat/terminal';
 import type { MimeBundle } from '../worker-api';
 import { ImportError } from './errors';
+import { said } from '../i18n/said';
 import { integer, list, multiline, parseJson, record, text } from './checks';
 import { MAX_MESSAGE_CHARS, MAX_ROUNDS } from './limits';
 import { PYODIDE_VERSION } from './manifest';
@@ -241,7 +242,7 @@ export interface NotebookHistory {
 export function historyFromNotebook(bytes: Uint8Array, sessionId: string, source: string, now = Date.now()): NotebookHistory {
   const nb = record(parseJson(bytes, source), source);
   const major = integer(nb.nbformat, `${source} "nbformat"`, 1, 1000);
-  if (major !== 4) throw new ImportError(`It is a version ${major} notebook; PyTabs reads version 4 (save it again from Jupyter).`);
+  if (major !== 4) throw new ImportError(said('lib_notebook_version', { version: major }));
   const cells = list(nb.cells, `${source} "cells"`, MAX_ROUNDS);
   const pieces: { before: string[]; code: string; events: RoundEvent[] }[] = [];
   let prose: string[] = [];
@@ -263,7 +264,7 @@ export function historyFromNotebook(bytes: Uint8Array, sessionId: string, source
       pieces.push({ before: prose, code: body, events });
       prose = [];
     } else {
-      throw new ImportError(`${what} has an unknown type "${String(cell.cell_type).slice(0, 50)}".`);
+      throw new ImportError(said('lib_notebook_cell_type', { what, type: String(cell.cell_type).slice(0, 50) }));
     }
   });
   const rounds: Round[] = [];
