@@ -1,5 +1,5 @@
 import { formatCount } from '../i18n/format';
-import { SaidError, said } from '../i18n/said';
+import { SaidError, said, tell } from '../i18n/said';
 import { newSessionRecord } from '../storage/sessions';
 import { findEmbedSession, getEmbedMark, readShareable, replaceSessionContents, writeNewSession, type SessionContents } from '../storage/imports';
 import { withStorage, type PortableManager } from '../portability/manager';
@@ -88,7 +88,7 @@ export async function openEmbedSession(manager: PortableManager, page: EmbedPage
   if (found) return { sessionId: found.record.id, made: false, authorChanged: found.mark.key !== key };
   const sessionId = crypto.randomUUID();
   const contents = authorContents(author, now, { page: page.key, embedId: options.id, key, openedAt: now });
-  const name = author?.session.name && author.session.name !== 'Shared session' ? author.session.name : `Embed ${options.id}`;
+  const name = author?.session.name && author.session.name !== tell(said('lib_shared_session_name')) ? author.session.name : tell(said('lib_embed_session_name', { id: options.id }));
   await withStorage(manager, (db) => writeNewSession(db, newSessionRecord(sessionId, name, now), contents));
   manager.storageChanged(sessionId, false);
   return { sessionId, made: true, authorChanged: false };
