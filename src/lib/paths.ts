@@ -1,11 +1,13 @@
+import { SaidError, said, type Said } from './i18n/said';
 import { quoteName } from './quote-name';
 
 /** The longest workspace path accepted, in characters. */
 export const MAX_PATH_LENGTH = 255;
 
-export class InvalidPathError extends Error {
-  constructor(message: string) {
-    super(message);
+/** A name refused as a workspace path; it says why in the reader's language (errorText). */
+export class InvalidPathError extends SaidError {
+  constructor(reason: Said) {
+    super(reason);
     this.name = 'InvalidPathError';
   }
 }
@@ -15,19 +17,19 @@ export class InvalidPathError extends Error {
  * Rejects anything that could leave the workspace or confuse a file system or a page.
  */
 export function validateWorkspacePath(raw: string): string {
-  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError('A file name cannot be empty.');
+  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError(said('lib_path_empty'));
   if (raw.length > MAX_PATH_LENGTH) {
-    throw new InvalidPathError(`A file name can have at most ${MAX_PATH_LENGTH} characters; this one has ${raw.length}.`);
+    throw new InvalidPathError(said('lib_path_too_long', { max: MAX_PATH_LENGTH, length: raw.length }));
   }
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new InvalidPathError('A file name cannot contain control characters.');
-  if (raw.includes('\\')) throw new InvalidPathError('A file name cannot contain a backslash.');
-  if (raw.startsWith('/')) throw new InvalidPathError(`${quoteName(raw)} is an absolute path; use a name inside the workspace.`);
+  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new InvalidPathError(said('lib_path_control'));
+  if (raw.includes('\\')) throw new InvalidPathError(said('lib_path_backslash'));
+  if (raw.startsWith('/')) throw new InvalidPathError(said('lib_path_absolute', { name: quoteName(raw) }));
   const parts = raw.split('/');
   for (const part of parts) {
-    if (part === '..') throw new InvalidPathError(`${quoteName(raw)} would leave the workspace ("..").`);
-    if (part === '' || part === '.') throw new InvalidPathError(`${quoteName(raw)} has an empty or "." path segment.`);
-    if (/[<>:"|?*]/.test(part)) throw new InvalidPathError(`${quoteName(raw)} contains a character not allowed in file names (< > : " | ? *).`);
+    if (part === '..') throw new InvalidPathError(said('lib_path_leaves', { name: quoteName(raw) }));
+    if (part === '' || part === '.') throw new InvalidPathError(said('lib_path_empty_segment', { name: quoteName(raw) }));
+    if (/[<>:"|?*]/.test(part)) throw new InvalidPathError(said('lib_path_bad_char', { name: quoteName(raw) }));
   }
   return parts.join('/');
 }
@@ -38,12 +40,12 @@ export function validateWorkspacePath(raw: string): string {
  * only what could leave the workspace is refused: the lookup is by exact key.
  */
 export function validateExistingPath(raw: string): string {
-  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError('A file name cannot be empty.');
-  if (raw.includes('\u0000')) throw new InvalidPathError('A file name cannot contain a NUL character.');
-  if (raw.startsWith('/')) throw new InvalidPathError(`${quoteName(raw)} is an absolute path; use a name inside the workspace.`);
+  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError(said('lib_path_empty'));
+  if (raw.includes('\u0000')) throw new InvalidPathError(said('lib_path_nul'));
+  if (raw.startsWith('/')) throw new InvalidPathError(said('lib_path_absolute', { name: quoteName(raw) }));
   for (const part of raw.split('/')) {
-    if (part === '..') throw new InvalidPathError(`${quoteName(raw)} would leave the workspace ("..").`);
-    if (part === '' || part === '.') throw new InvalidPathError(`${quoteName(raw)} has an empty or "." path segment.`);
+    if (part === '..') throw new InvalidPathError(said('lib_path_leaves', { name: quoteName(raw) }));
+    if (part === '' || part === '.') throw new InvalidPathError(said('lib_path_empty_segment', { name: quoteName(raw) }));
   }
   return raw;
 }

@@ -15,6 +15,7 @@ import type { Reporter } from './reporter';
 import { errorText, m } from './i18n.svelte';
 import type { SessionPortability } from './session-portability.svelte';
 import { quoteName } from '../lib/quote-name';
+import { SaidError } from '../lib/i18n';
 
 /** A prepared session's link waiting for the person's Open or Cancel. */
 export interface PreparedAsk {
@@ -68,7 +69,7 @@ export class AppPortability {
     this.app.select(result.sessionId);
     this.app.viewOf(result.sessionId)?.portable.imported(result);
     this.app.inform(m.notice_imported({ name: result.name, files: result.files.length, messages: result.rounds }));
-    for (const warning of result.warnings) this.app.notify(new Error(warning));
+    for (const warning of result.warnings) this.app.notify(new SaidError(warning));
   }
 
   /** Import session: each file (.pytabs.zip, .ipynb, .py) becomes a new session, which opens. */

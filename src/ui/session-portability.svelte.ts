@@ -16,7 +16,7 @@ import type { Round } from '../lib/chat';
 import { embedSession, type EmbedOffer, type EmbedSettings } from '../lib/embed';
 import type { Reporter } from './reporter';
 import { saveFile } from './save-file';
-import { m } from './i18n.svelte';
+import { errorText, m } from './i18n.svelte';
 
 /**
  * What this needs of its session's view model. The view model owns a SessionPortability and
@@ -30,10 +30,6 @@ export interface PortableView {
   loadHistory(): Promise<void>;
   start(): Promise<void>;
   send(text: string, options: { composer: boolean }): Promise<unknown>;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -79,7 +75,7 @@ export class SessionPortability {
     try {
       return await shareSession(this.manager, this.view.id, location.href);
     } catch (error) {
-      this.report.notify(new Error(m.notice_link_failed({ name: this.view.info.name, error: message(error) })));
+      this.report.notify(new Error(m.notice_link_failed({ name: this.view.info.name, error: errorText(error) })));
       return null;
     }
   }
@@ -89,7 +85,7 @@ export class SessionPortability {
     try {
       return await embedSession(this.manager, this.view.id, location.href, settings);
     } catch (error) {
-      this.report.notify(new Error(m.notice_embed_failed({ name: this.view.info.name, error: message(error) })));
+      this.report.notify(new Error(m.notice_embed_failed({ name: this.view.info.name, error: errorText(error) })));
       return null;
     }
   }
@@ -99,7 +95,7 @@ export class SessionPortability {
     try {
       saveFile(await exportSession(this.manager, this.view.id));
     } catch (error) {
-      this.report.notify(new Error(m.notice_export_failed({ name: this.view.info.name, error: message(error) })));
+      this.report.notify(new Error(m.notice_export_failed({ name: this.view.info.name, error: errorText(error) })));
     }
   }
 

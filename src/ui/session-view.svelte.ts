@@ -43,10 +43,6 @@ export type ViewOwnership = 'unknown' | 'owned' | 'elsewhere';
 /** What the panels show, as parts of a change (changes.ts). */
 const PANEL_PARTS: readonly ChangePart[] = ['files', 'variables', 'sessionVars', 'imports'];
 
-function message(error: unknown): string {
-  return errorText(error);
-}
-
 /**
  * Everything the page shows of one session, and the actions on it. There is one instance per
  * session id (see AppState), and every async answer is applied to the instance whose id it
@@ -342,7 +338,7 @@ export class SessionView {
       }
     } catch (error) {
       if (this.deleted || (error instanceof WorkerTerminatedError && error.cause === 'deleted')) return;
-      this.report.notify(new Error(m.notice_start_failed({ error: message(error) })));
+      this.report.notify(new Error(m.notice_start_failed({ error: errorText(error) })));
     }
   }
 
@@ -535,7 +531,7 @@ export class SessionView {
         const data = new Uint8Array(await file.arrayBuffer());
         this.attachments = [...this.attachments.filter((a) => a.name !== file.name), { name: file.name, data }];
       } catch (error) {
-        this.report.notify(new Error(m.notice_read_failed({ name: quoteName(file.name), error: message(error) })));
+        this.report.notify(new Error(m.notice_read_failed({ name: quoteName(file.name), error: errorText(error) })));
       }
     }
   }
@@ -553,7 +549,7 @@ export class SessionView {
         await this.manager.writeFile(this.id, file.name, new Uint8Array(await file.arrayBuffer()));
         this.report.inform(m.notice_uploaded({ name: file.name }));
       } catch (error) {
-        this.report.notify(new Error(m.notice_upload_failed({ name: quoteName(file.name), error: message(error) })));
+        this.report.notify(new Error(m.notice_upload_failed({ name: quoteName(file.name), error: errorText(error) })));
       }
     }
   }
@@ -618,7 +614,7 @@ export class SessionView {
       this.varForm.error = '';
       return true;
     } catch (error) {
-      this.varForm.error = message(error);
+      this.varForm.error = errorText(error);
       return false;
     }
   }

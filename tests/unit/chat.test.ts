@@ -5,6 +5,7 @@ import { appendEvent, FULL_OUTPUT_CAP, newRound, OUTPUT_CAP, OUTPUT_TAIL, Output
 import * as XLSX from 'xlsx';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { parseCsv, previewFile } from '../../src/lib/workspace/preview';
+import { tell } from '../../src/lib/i18n/said';
 import { RoundHistory } from '../../src/lib/storage/session-store';
 import type { Round } from '../../src/lib/chat/types';
 import { openDb } from '../../src/lib/storage/db';
@@ -185,9 +186,8 @@ describe('file previews', () => {
   });
 
   it('says a broken workbook could not be read', async () => {
-    expect(await previewFile('broken.xlsx', bytes('PK\u0003\u0004 not really a zip'))).toMatchObject({
-      kind: 'error',
-      message: expect.stringMatching(/^This workbook could not be read: /),
-    });
+    const preview = await previewFile('broken.xlsx', bytes('PK\u0003\u0004 not really a zip'));
+    expect(preview).toMatchObject({ kind: 'error', message: { key: 'lib_preview_unreadable' } });
+    expect(preview.kind === 'error' && tell(preview.message)).toMatch(/^This workbook could not be read: ./);
   });
 });

@@ -429,7 +429,7 @@ describe('hostile files', () => {
     ['a control character in a name', () => craft({ 'files/a\u0007b.txt': bytes('x') }), /control characters/],
     ['a file that is also a folder', () => craft({ 'files/a': bytes('x'), 'files/a/b': bytes('y') }), /also a folder/],
     ['a zip bomb that declares its size', () => craft({ 'files/zeros.bin': new Uint8Array(3 * 1024 * 1024) }), /unpacks to 3\.0 MB; at most 1\.0 MB/, { sessionLimitBytes: 1024 * 1024 }],
-    ['a zip bomb that lies about its size', () => lieAboutSizes(zipSync({ 'files/zeros.bin': new Uint8Array(64 * 1024 * 1024) }), 1000), /more than the 1000 B it declares \(a zip bomb\?\)/],
+    ['a zip bomb that lies about its size', () => lieAboutSizes(zipSync({ 'files/zeros.bin': new Uint8Array(64 * 1024 * 1024) }), 1000), /more than the 1,000 B it declares \(a zip bomb\?\)/],
     ['a wrong sha256', () => {
       const zip = unzipSync(craft({ 'files/data.csv': bytes('x\n1\n') }));
       zip['files/data.csv'] = bytes('x\n2\n');
@@ -616,7 +616,7 @@ describe('prepared sessions by link', () => {
 
     await expect(fetchPrepared(`${base}/missing.pytabs.zip`)).rejects.toThrow(/there is no file at this address/);
     await expect(fetchPrepared(`${base}/page.pytabs.zip`)).rejects.toThrow(/it is a web page, not a PyTabs session/);
-    await expect(fetchPrepared(`${base}/big.pytabs.zip`, { maxBytes: 1000 })).rejects.toThrow(/at most 1000 B can be opened/);
+    await expect(fetchPrepared(`${base}/big.pytabs.zip`, { maxBytes: 1000 })).rejects.toThrow(/at most 1,000 B can be opened/);
     await expect(fetchPrepared('http://127.0.0.1:1/nothing.pytabs.zip')).rejects.toThrow(/the network failed/);
 
     const student = await device();

@@ -8,6 +8,7 @@ import { readAllFiles } from '../../src/lib/storage/files';
 import { newRound } from '../../src/lib/chat/round';
 import type { Round } from '../../src/lib/chat/types';
 import { portableDevice } from './portable-device';
+import { said } from '../../src/lib/i18n/said';
 import {
   decodeShare,
   encodeShare,
@@ -131,7 +132,7 @@ describe('shareSession and openShared', () => {
     expect(offer).toMatchObject({
       cells: 3,
       files: [{ path: 'data.csv', size: 6 }],
-      leftOut: [{ path: 'img.png', why: 'not a text file' }],
+      leftOut: [{ path: 'img.png', why: said('lib_share_not_text') }],
       questions: 1,
       maxChars: MAX_SHARE_CHARS,
     });

@@ -96,6 +96,7 @@ export class EmbedBridge {
     }
     const { request } = read;
     if (request.op !== 'hello' && request.sessionId !== this.target.sessionId) {
+      // internal: the course page's script reads this, as it reads the protocol's other refusals (protocol.ts).
       this.reply(request.requestId, { error: 'Refused: this embed answers only for its own session (the sessionId its hello or ready gave).' });
       return;
     }

@@ -1,3 +1,5 @@
+import { formatCount } from '../i18n/format';
+import { SaidError, said, tell } from '../i18n/said';
 import { newSessionRecord } from '../storage/sessions';
 import { findEmbedSession, getEmbedMark, readShareable, replaceSessionContents, writeNewSession, type SessionContents } from '../storage/imports';
 import { withStorage, type PortableManager } from '../portability/manager';
@@ -86,7 +88,7 @@ export async function openEmbedSession(manager: PortableManager, page: EmbedPage
   if (found) return { sessionId: found.record.id, made: false, authorChanged: found.mark.key !== key };
   const sessionId = crypto.randomUUID();
   const contents = authorContents(author, now, { page: page.key, embedId: options.id, key, openedAt: now });
-  const name = author?.session.name && author.session.name !== 'Shared session' ? author.session.name : `Embed ${options.id}`;
+  const name = author?.session.name && author.session.name !== tell(said('lib_shared_session_name')) ? author.session.name : tell(said('lib_embed_session_name', { id: options.id }));
   await withStorage(manager, (db) => writeNewSession(db, newSessionRecord(sessionId, name, now), contents));
   manager.storageChanged(sessionId, false);
   return { sessionId, made: true, authorChanged: false };
@@ -99,7 +101,7 @@ export async function openEmbedSession(manager: PortableManager, page: EmbedPage
 export async function resetEmbed(manager: PortableManager, sessionId: string, page: EmbedPage, options: EmbedOptions, author: OpenedShare | null, now = Date.now()): Promise<void> {
   await withStorage(manager, async (db) => {
     const mark = await getEmbedMark(db, sessionId);
-    if (!mark || mark.page !== page.key || mark.embedId !== options.id) throw new Error('This session is not this embed’s, so it was not reset.');
+    if (!mark || mark.page !== page.key || mark.embedId !== options.id) throw new SaidError(said('lib_embed_not_this'));
     const contents = authorContents(author, now, { page: mark.page, embedId: mark.embedId, key: author?.key ?? '', openedAt: mark.openedAt });
     await replaceSessionContents(db, sessionId, { name: (await db.get('sessions', sessionId))?.name ?? `Embed ${options.id}`, vars: {} }, contents, now);
   });
@@ -132,10 +134,10 @@ async function textFiles(manager: PortableManager, sessionId: string): Promise<{
  */
 export async function openInPyTabsUrl(manager: PortableManager, sessionId: string, code: string, appUrl: string): Promise<string> {
   const stored = await textFiles(manager, sessionId);
-  if (!stored) throw new Error('This embed’s session no longer exists.');
+  if (!stored) throw new SaidError(said('lib_embed_gone'));
   const { fragment, bytes } = encodeShare({ name: stored.name, cells: [code], files: stored.files });
   const url = `${appUrl.replace(/#.*$/, '')}${fragment}`;
-  if (url.length > MAX_SHARE_CHARS || bytes > MAX_SHARED_BYTES) throw new Error(`This code and its files are too big for a link (${url.length.toLocaleString('en')} characters; at most ${MAX_SHARE_CHARS.toLocaleString('en')}).`);
+  if (url.length > MAX_SHARE_CHARS || bytes > MAX_SHARED_BYTES) throw new SaidError(said('lib_embed_too_big', { length: formatCount(url.length), max: formatCount(MAX_SHARE_CHARS) }));
   return url;
 }
 
@@ -154,7 +156,7 @@ const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;
 /** Embed: the session's typed code (its cells, one after another) and text files in an embed's address for the app at `appUrl`. */
 export async function embedSession(manager: PortableManager, sessionId: string, appUrl: string, settings: EmbedSettings, height = 360): Promise<EmbedOffer> {
   const stored = await textFiles(manager, sessionId);
-  if (!stored) throw new Error('This session no longer exists, so there is nothing to embed.');
+  if (!stored) throw new SaidError(said('lib_embed_no_session'));
   const packed = packShare({ name: stored.name, cells: [stored.cells.join('\n\n')], files: stored.files });
   const src = `${appUrl.replace(/#.*$/, '')}${embedFragment(settings, { version: SHARE_VERSION, data: packed.data })}`;
   const fits = src.length <= MAX_SHARE_CHARS && packed.bytes <= MAX_SHARED_BYTES;

@@ -1,6 +1,7 @@
 import { exactLocale, matchLocale, type Locale } from '../i18n/locales';
 import { ImportError } from '../portability/errors';
-import { MAX_FRAGMENT_CHARS, lowerFirst, readSharedParams, type OpenedShare } from '../portability/share-link';
+import { said } from '../i18n/said';
+import { MAX_FRAGMENT_CHARS, readSharedParams, type OpenedShare } from '../portability/share-link';
 import { EMBED_ID, EMBED_PARAMS, EMBED_ROUTE, MAX_PAGE_PATH, type EmbedRun, type EmbedTheme } from './fragment';
 
 /** An embed's options as read from its fragment, every one with its value or default. */
@@ -31,7 +32,7 @@ export function isEmbedLink(hash: string): boolean {
 function choice<T extends string>(params: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
   const value = params.get(name);
   if (value === null) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new ImportError(`"${name}=${value.slice(0, 20)}" is not one of ${allowed.map((a) => `"${a}"`).join(', ')}.`);
+  if (!(allowed as readonly string[]).includes(value)) throw new ImportError(said('lib_embed_not_one_of', { option: `${name}=${value.slice(0, 20)}`, allowed: allowed.map((a) => `"${a}"`).join(', ') }));
   return value as T;
 }
 
@@ -41,12 +42,12 @@ function flag(params: URLSearchParams, name: string): boolean {
 
 function readOptions(params: URLSearchParams): EmbedOptions {
   const id = params.get(EMBED_PARAMS.id);
-  if (id === null) throw new ImportError('it has no id ("id=<name>", which keeps each embed of a page apart).');
-  if (!EMBED_ID.test(id)) throw new ImportError('its id must be 1 to 64 letters, digits, "-", "_", "." or ":".');
+  if (id === null) throw new ImportError(said('lib_embed_no_id'));
+  if (!EMBED_ID.test(id)) throw new ImportError(said('lib_embed_bad_id'));
   const page = params.get(EMBED_PARAMS.page) ?? '';
   // eslint-disable-next-line no-control-regex
   if (page && (!page.startsWith('/') || page.length > MAX_PAGE_PATH || /[\u0000-\u001f\u007f]/.test(page))) {
-    throw new ImportError(`its page must be a path starting with "/", at most ${MAX_PAGE_PATH} characters.`);
+    throw new ImportError(said('lib_embed_bad_page', { max: MAX_PAGE_PATH }));
   }
   return {
     id,
@@ -67,7 +68,7 @@ const LANG_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}$/;
 function langTag(params: URLSearchParams): string | undefined {
   const lang = params.get(EMBED_PARAMS.lang);
   if (lang === null) return undefined;
-  if (!LANG_TAG.test(lang)) throw new ImportError(`"lang=${lang.slice(0, 20)}" is not a language tag such as "fr" or "pt-BR".`);
+  if (!LANG_TAG.test(lang)) throw new ImportError(said('lib_embed_bad_lang', { lang: lang.slice(0, 20) }));
   return lang;
 }
 
@@ -87,14 +88,14 @@ export function embedLocale(hash: string): Locale | null {
  */
 export async function readEmbed(hash: string): Promise<OpenedEmbed> {
   try {
-    if (!isEmbedLink(hash)) throw new ImportError('it is not an embed address ("#/embed?id=…").');
-    if (hash.length > MAX_FRAGMENT_CHARS) throw new ImportError(`it is ${hash.length} characters long; at most ${MAX_FRAGMENT_CHARS} are opened.`);
+    if (!isEmbedLink(hash)) throw new ImportError(said('lib_embed_not_embed'));
+    if (hash.length > MAX_FRAGMENT_CHARS) throw new ImportError(said('lib_share_too_long', { length: hash.length, max: MAX_FRAGMENT_CHARS }));
     const params = new URLSearchParams(hash.slice(EMBED_ROUTE.length + 1));
     const options = readOptions(params);
     const author = params.has(EMBED_PARAMS.data) || params.has(EMBED_PARAMS.version) ? await readSharedParams(params) : null;
     return { options, author };
   } catch (error) {
-    if (error instanceof ImportError) throw new ImportError(`Cannot show this embed: ${lowerFirst(error.message)}`);
+    if (error instanceof ImportError) throw new ImportError(said('lib_embed_cannot_show', { reason: error.said ?? error.message }));
     throw error;
   }
 }

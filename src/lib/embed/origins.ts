@@ -14,6 +14,7 @@ export interface AllowedOrigins {
 }
 
 /** The entries of the file's JSON that are origins exactly (`scheme://host[:port]`, no path, no wildcard). */
+// internal: problems with the deployer's file go to the console, for whoever deploys.
 export function parseOrigins(json: unknown): AllowedOrigins {
   const problems: string[] = [];
   const list = typeof json === 'object' && json !== null && Array.isArray((json as { origins?: unknown }).origins) ? (json as { origins: unknown[] }).origins : null;
@@ -33,6 +34,7 @@ export function parseOrigins(json: unknown): AllowedOrigins {
 }
 
 /** The allowed origins for an app served at `appUrl`: its own origin, and the file's. */
+// internal: problems with the deployer's file go to the console, for whoever deploys.
 export async function loadAllowedOrigins(appUrl: string): Promise<AllowedOrigins> {
   const own = new URL(appUrl).origin;
   let read: AllowedOrigins;

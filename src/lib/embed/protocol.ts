@@ -99,6 +99,7 @@ const isTextOfBytes = (v: unknown, max: number): v is string => typeof v === 'st
  * id when it had a usable one, so the page can be told), or null when it is not a PyTabs embed
  * message at all (other scripts on a page post messages too).
  */
+// internal: refusals go to the course page's script (its developer reads them), as the protocol's other fields do.
 export function readRequest(data: unknown): { request: EmbedRequest } | { refused: string; requestId: string | null } | null {
   if (!isRecord(data) || data.pytabs !== EMBED_PROTOCOL || data.kind !== 'request') return null;
   const requestId = isString(data.requestId, MAX_REQUEST_ID) && data.requestId ? data.requestId : null;

@@ -1,5 +1,6 @@
 import { Unzip, UnzipInflate, zipSync, type Zippable } from 'fflate';
-import { formatBytes } from '../format';
+import { formatBytes } from '../i18n/format';
+import { said } from '../i18n/said';
 import { ImportError } from './errors';
 import { quoteName } from '../quote-name';
 
@@ -27,22 +28,22 @@ const isZip = (data: Uint8Array) =>
  * Directory entries are dropped once their names pass the rules.
  */
 export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, Uint8Array> {
-  if (!isZip(data)) throw new ImportError('It is not a zip archive.');
+  if (!isZip(data)) throw new ImportError(said('lib_zip_not_zip'));
   const entries = new Map<string, Uint8Array>();
   const unfinished = new Set<string>();
   let count = 0;
   let total = 0;
   const unzip = new Unzip((file) => {
     const name = file.name;
-    if (++count > rules.maxEntries) throw new ImportError(`It has more than ${rules.maxEntries} entries.`);
-    if (entries.has(name) || unfinished.has(name)) throw new ImportError(`It holds ${quoteName(name)} twice.`);
+    if (++count > rules.maxEntries) throw new ImportError(said('lib_zip_too_many', { max: rules.maxEntries }));
+    if (entries.has(name) || unfinished.has(name)) throw new ImportError(said('lib_zip_twice', { name: quoteName(name) }));
     const limit = rules.limitFor(name);
     const declared = file.originalSize;
     if (declared !== undefined && declared > limit) {
-      throw new ImportError(`${quoteName(name)} unpacks to ${formatBytes(declared)}; at most ${formatBytes(limit)} is accepted.`);
+      throw new ImportError(said('lib_zip_entry_too_big', { name: quoteName(name), size: formatBytes(declared), max: formatBytes(limit) }));
     }
     if (declared !== undefined && total + declared > rules.maxTotal) {
-      throw new ImportError(`It unpacks to more than ${formatBytes(rules.maxTotal)}.`);
+      throw new ImportError(said('lib_zip_total_too_big', { max: formatBytes(rules.maxTotal) }));
     }
     const cap = Math.min(limit, declared ?? limit);
     const chunks: Uint8Array[] = [];
@@ -50,17 +51,17 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
     unfinished.add(name);
     file.ondata = (error, chunk, final) => {
       // fflate hands an error thrown below back to this handler: pass it on as it is.
-      if (error) throw error instanceof ImportError ? error : new ImportError(`${quoteName(name)} is damaged (${error.message}).`);
+      if (error) throw error instanceof ImportError ? error : new ImportError(said('lib_zip_entry_damaged', { name: quoteName(name), error: error.message }));
       size += chunk.length;
       total += chunk.length;
       if (size > cap) {
         throw new ImportError(
           size > limit
-            ? `${quoteName(name)} unpacks to more than ${formatBytes(limit)}, the most accepted.`
-            : `${quoteName(name)} unpacks to more than the ${formatBytes(cap)} it declares (a zip bomb?).`,
+            ? said('lib_zip_entry_over_limit', { name: quoteName(name), max: formatBytes(limit) })
+            : said('lib_zip_entry_over_declared', { name: quoteName(name), size: formatBytes(cap) }),
         );
       }
-      if (total > rules.maxTotal) throw new ImportError(`It unpacks to more than ${formatBytes(rules.maxTotal)}.`);
+      if (total > rules.maxTotal) throw new ImportError(said('lib_zip_total_too_big', { max: formatBytes(rules.maxTotal) }));
       chunks.push(chunk);
       if (!final) return;
       unfinished.delete(name);
@@ -74,9 +75,9 @@ export function readArchive(data: Uint8Array, rules: ArchiveRules): Map<string, 
     for (let at = 0; at < data.length; at += SLICE) unzip.push(data.subarray(at, at + SLICE), at + SLICE >= data.length);
   } catch (error) {
     if (error instanceof ImportError) throw error;
-    if (!unfinished.size) throw new ImportError(`It is not a readable zip archive (${(error as Error).message}).`);
+    if (!unfinished.size) throw new ImportError(said('lib_zip_unreadable', { error: (error as Error).message }));
   }
-  if (unfinished.size) throw new ImportError(`It ends in the middle of "${[...unfinished][0]}": the file is cut short.`);
+  if (unfinished.size) throw new ImportError(said('lib_zip_cut_short', { name: quoteName([...unfinished][0]) }));
   return entries;
 }
 

@@ -1,3 +1,4 @@
+import { SaidError, said } from '../i18n/said';
 import type { PyTabsDB, SessionRecord } from '../storage/db';
 import { listSessionRecords } from '../storage/sessions';
 import { readSessionContents, type SessionContents } from '../storage/imports';
@@ -59,7 +60,7 @@ function savedState(contents: SessionContents): { state: SavedState; held: boole
 export async function exportSession(manager: PortableManager, sessionId: string, now = Date.now()): Promise<ExportedFile> {
   return withStorage(manager, async (db) => {
     const read = await readSessionContents(db, sessionId);
-    if (!read) throw new Error(`No session with id ${sessionId}.`);
+    if (!read) throw new SaidError(said('lib_export_no_session'));
     return packSession(db, read.record, read.contents, now);
   });
 }

@@ -1,5 +1,6 @@
 import type { Round, RoundEvent } from '../chat/types';
 import { ImportError } from './errors';
+import { said } from '../i18n/said';
 import { encodeJson, finite, integer, list, parseJson, record, text } from './checks';
 import { MAX_EVENTS, MAX_MESSAGE_CHARS, MAX_ROUNDS } from './limits';
 import { checkTrace } from './trace-check';
@@ -74,14 +75,14 @@ function checkEvent(value: unknown, what: string): RoundEvent {
   // A kind of event this version does not know (from a newer PyTabs) is kept; the chat skips it.
   if (!fields) return event as RoundEvent;
   for (const [field, kind] of Object.entries(fields)) {
-    if (kindOf(event[field]) !== kind) throw new ImportError(`${what} (${type}) has no valid "${field}".`);
+    if (kindOf(event[field]) !== kind) throw new ImportError(said('lib_history_no_field', { what, type, field }));
   }
   for (const [field, kind] of Object.entries(OPTIONAL_FIELDS[type] ?? {})) {
-    if (event[field] !== undefined && kindOf(event[field]) !== kind) throw new ImportError(`${what} (${type}) has an invalid "${field}".`);
+    if (event[field] !== undefined && kindOf(event[field]) !== kind) throw new ImportError(said('lib_history_bad_field', { what, type, field }));
   }
   if (type === 'display' || type === 'result') {
     const bundle = event.bundle as Record<string, unknown>;
-    if (!Object.values(bundle).every((v) => typeof v === 'string')) throw new ImportError(`${what} has output that is not text.`);
+    if (!Object.values(bundle).every((v) => typeof v === 'string')) throw new ImportError(said('lib_history_output_not_text', { what }));
   }
   if (type === 'trace') checkTrace(event.trace, `${what} step-through`);
   if (type === 'exec_error') {
@@ -89,7 +90,7 @@ function checkEvent(value: unknown, what: string): RoundEvent {
     for (const field of ['ename', 'evalue', 'traceback']) text(error[field], `${what} error "${field}"`, MAX_MESSAGE_CHARS);
     if (error.line !== undefined) integer(error.line, `${what} error "line"`, 1);
     if (error.explanation !== undefined) {
-      for (const said of list(error.explanation, `${what} error "explanation"`, 5)) checkExplained(said, `${what} error "explanation"`, 1);
+      for (const part of list(error.explanation, `${what} error "explanation"`, 5)) checkExplained(part, `${what} error "explanation"`, 1);
     }
   }
   return event as RoundEvent;
@@ -97,34 +98,34 @@ function checkEvent(value: unknown, what: string): RoundEvent {
 
 /** One said text of an error's explanation (pytabs/explain.py): an explain_ key, its parameters text, numbers or (one level down) said texts. */
 function checkExplained(value: unknown, what: string, depth: number): void {
-  const said = record(value, what);
-  if (!/^explain_\w{1,60}$/.test(text(said.key, `${what} "key"`, 100))) throw new ImportError(`${what} has an invalid "key".`);
-  if (said.params === undefined) return;
-  for (const param of Object.values(record(said.params, `${what} "params"`))) {
+  const explained = record(value, what);
+  if (!/^explain_\w{1,60}$/.test(text(explained.key, `${what} "key"`, 100))) throw new ImportError(said('lib_history_bad_key', { what }));
+  if (explained.params === undefined) return;
+  for (const param of Object.values(record(explained.params, `${what} "params"`))) {
     if (typeof param === 'string') text(param, `${what} "params"`, MAX_MESSAGE_CHARS);
     else if (typeof param === 'number') finite(param, `${what} "params"`);
     else if (depth > 0) checkExplained(param, what, depth - 1);
-    else throw new ImportError(`${what} has an invalid parameter.`);
+    else throw new ImportError(said('lib_history_bad_param', { what }));
   }
 }
 
 /** Reads history.json into rounds of `sessionId`, with their full outputs from `entries`. */
 export function readHistory(bytes: Uint8Array, sessionId: string, entries: Map<string, Uint8Array>): Round[] {
   const file = record(parseJson(bytes, HISTORY), HISTORY);
-  if (file.format !== FORMAT) throw new ImportError(`${HISTORY} is not a PyTabs history (its "format" is not "${FORMAT}").`);
+  if (file.format !== FORMAT) throw new ImportError(said('lib_history_not_history', { file: HISTORY, format: FORMAT }));
   const version = integer(file.version, `${HISTORY} "version"`, 1);
-  if (version > VERSION) throw new ImportError(`${HISTORY} was made by a newer PyTabs (version ${version}).`);
+  if (version > VERSION) throw new ImportError(said('asg_file_newer', { what: HISTORY, version }));
   const seen = new Set<number>();
   return list(file.rounds, `${HISTORY} "rounds"`, MAX_ROUNDS).map((value, i) => {
     const what = `${HISTORY} round ${i + 1}`;
     const stored = record(value, what);
     const seq = integer(stored.seq, `${what} "seq"`, 1, 1e9);
-    if (seen.has(seq)) throw new ImportError(`${what} repeats number ${seq}.`);
+    if (seen.has(seq)) throw new ImportError(said('lib_history_repeats', { what, seq }));
     seen.add(seq);
     const events = list(stored.events, `${what} "events"`, MAX_EVENTS).map((e, j) => checkEvent(e, `${what} event ${j + 1}`));
     const files = list(stored.files ?? [], `${what} "files"`, 10_000).map((f) => text(f, `${what} file name`, 1000));
     const state = text(stored.state, `${what} "state"`, 20);
-    if (!STATES.has(state)) throw new ImportError(`${what} has an unknown state "${state}".`);
+    if (!STATES.has(state)) throw new ImportError(said('lib_history_bad_state', { what, state }));
     const round: Round = {
       ...(stored as Record<string, unknown>),
       id: `${sessionId}:${seq}`,
@@ -146,7 +147,7 @@ export function readHistory(bytes: Uint8Array, sessionId: string, entries: Map<s
       const ref = record(stored.fullOutput, `${what} "fullOutput"`);
       const entry = text(ref.entry, `${what} "fullOutput.entry"`, 100);
       const data = OUTPUT_ENTRY.test(entry) ? entries.get(entry) : undefined;
-      if (!data) throw new ImportError(`${what} names an output "${entry}" that is not in the archive.`);
+      if (!data) throw new ImportError(said('lib_history_missing_output', { what, entry }));
       const type = typeof ref.type === 'string' ? ref.type.slice(0, 100) : 'text/plain;charset=utf-8';
       round.fullOutput = new Blob([data as Uint8Array<ArrayBuffer>], { type });
     } else {

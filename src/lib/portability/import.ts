@@ -1,6 +1,7 @@
 import type { Round } from '../chat/types';
 import { MAX_PATH_LENGTH, InvalidPathError, validateExistingPath, validateWorkspacePath } from '../paths';
-import { formatBytes } from '../format';
+import { formatBytes } from '../i18n/format';
+import { SaidError, said, tell, type Said } from '../i18n/said';
 import { newSessionRecord } from '../storage/sessions';
 import { dropHeldState, getHeldState, releaseHeldState, writeNewSession, type SessionContents } from '../storage/imports';
 import type { Settings } from '../storage/settings';
@@ -62,7 +63,7 @@ export interface ImportResult {
   /** For a notebook: the messages of its code cells, in order, for "Run all" (send each with `sendMessage`). */
   runAll: string[];
   /** Things the person should know, e.g. that it was made with another Pyodide. */
-  warnings: string[];
+  warnings: Said[];
 }
 
 /** What a file becomes, before anything is written: everything in it checked. */
@@ -72,7 +73,7 @@ interface Prepared {
   vars: Record<string, string>;
   contents: SessionContents;
   runAll: string[];
-  warnings: string[];
+  warnings: Said[];
 }
 
 /** Whether a file is a session, a notebook or Python, by its name, else (a name without extension, as a link may have) by its first bytes. */
@@ -92,7 +93,7 @@ export function sessionNameFromFile(name: string): string {
   const base = name.split(/[/\\]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
   const stem = base.replace(/(\.pytabs)?\.zip$|\.ipynb$|\.py$/i, '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
-  return stem.slice(0, 100).trim() || 'Imported session';
+  return stem.slice(0, 100).trim() || tell(said('lib_imported_session_name'));
 }
 
 /**
@@ -103,12 +104,12 @@ export function sessionNameFromFile(name: string): string {
 export function checkArchivePath(raw: string): string {
   try {
     const path = validateExistingPath(raw);
-    if (path.length > MAX_PATH_LENGTH) throw new InvalidPathError(`The name is longer than ${MAX_PATH_LENGTH} characters.`);
+    if (path.length > MAX_PATH_LENGTH) throw new InvalidPathError(said('lib_import_name_too_long', { max: MAX_PATH_LENGTH }));
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(path)) throw new InvalidPathError('The name contains control characters.');
+    if (/[\u0000-\u001f\u007f]/.test(path)) throw new InvalidPathError(said('lib_import_name_control'));
     return path;
   } catch (error) {
-    if (error instanceof InvalidPathError) throw new ImportError(`Workspace file "${raw.slice(0, 200)}": ${error.message}`);
+    if (error instanceof InvalidPathError) throw new ImportError(said('lib_import_workspace_file', { name: quoteName(raw.slice(0, 200)), reason: error.said }));
     throw error;
   }
 }
@@ -120,7 +121,7 @@ export function refuseFileFolderClash(paths: string[]): void {
     const parts = path.split('/');
     for (let i = 1; i < parts.length; i++) {
       const folder = parts.slice(0, i).join('/');
-      if (all.has(folder)) throw new ImportError(`Workspace file ${quoteName(folder)} is also a folder of ${quoteName(path)}.`);
+      if (all.has(folder)) throw new ImportError(said('lib_import_file_folder', { folder: quoteName(folder), path: quoteName(path) }));
     }
   }
 }
@@ -154,7 +155,7 @@ function archiveRules(settings: Settings): ArchiveRules {
         checkArchivePath(name.slice(FILES_DIR.length, folder ? -1 : undefined));
         return folder ? 0 : settings.sessionLimitBytes;
       }
-      throw new ImportError(`It holds "${name.slice(0, 200)}", which a PyTabs session file does not have.`);
+      throw new ImportError(said('lib_import_unexpected_entry', { name: quoteName(name.slice(0, 200)) }));
     },
   };
 }
@@ -174,7 +175,7 @@ export interface SessionArchive {
 export async function readSessionArchive(data: Uint8Array, settings: Settings, sessionId: string): Promise<SessionArchive> {
   const entries = readArchive(data, archiveRules(settings));
   const manifestBytes = entries.get(MANIFEST);
-  if (!manifestBytes) throw new ImportError('It has no manifest.json, so it is not a PyTabs session file.');
+  if (!manifestBytes) throw new ImportError(said('lib_import_no_manifest'));
   const manifest = checkManifest(parseJson(manifestBytes, MANIFEST));
   await verifyEntries(manifest, entries);
   const files: SessionContents['files'] = [];
@@ -194,7 +195,7 @@ async function prepareSession(manager: PortableManager, file: ImportFile, sessio
   const manifestBytes = entries.get(MANIFEST)!;
   const state = readState(entries, { variableBytes: settings.variableLimitBytes, sessionBytes: settings.sessionLimitBytes });
 
-  const warnings: string[] = [];
+  const warnings: Said[] = [];
   const contents: SessionContents = { files, rounds, variables: [], pickles: [], replay: [], held: null, origin: null };
   const assignment = entries.get(ASSIGNMENT_ENTRY);
   // A session opened from an assignment (or a hand-in) is the student's side of it.
@@ -204,7 +205,7 @@ async function prepareSession(manager: PortableManager, file: ImportFile, sessio
     if (trustState || (local && !manifest.stateHeld)) Object.assign(contents, state);
     else contents.held = { source: file.name, ...state };
     if (manifest.pyodide !== PYODIDE_VERSION) {
-      warnings.push(`It was saved with Pyodide ${manifest.pyodide}; this app runs ${PYODIDE_VERSION}, so some saved variables may not load.`);
+      warnings.push(said('lib_import_pyodide_differs', { saved: manifest.pyodide, running: PYODIDE_VERSION }));
     }
   }
   return { kind: 'session', name: manifest.session.name, vars: manifest.session.vars, contents, runAll: [], warnings };
@@ -212,7 +213,7 @@ async function prepareSession(manager: PortableManager, file: ImportFile, sessio
 
 function prepareNotebook(file: ImportFile, sessionId: string, now: number): Prepared {
   if (file.data.byteLength > MAX_HISTORY_BYTES) {
-    throw new ImportError(`It is ${formatBytes(file.data.byteLength)}; notebooks of at most ${formatBytes(MAX_HISTORY_BYTES)} are accepted.`);
+    throw new ImportError(said('lib_import_notebook_too_big', { size: formatBytes(file.data.byteLength), max: formatBytes(MAX_HISTORY_BYTES) }));
   }
   const { rounds, runAll } = historyFromNotebook(file.data, sessionId, file.name, now);
   const contents: SessionContents = { files: [], rounds, variables: [], pickles: [], replay: [], held: null, origin: null };
@@ -225,10 +226,10 @@ function preparePython(file: ImportFile, settings: Settings, now: number): Prepa
   try {
     path = validateWorkspacePath(base);
   } catch (error) {
-    throw new ImportError((error as Error).message);
+    throw new ImportError((error as InvalidPathError).said);
   }
   if (file.data.byteLength > settings.sessionLimitBytes) {
-    throw new ImportError(`It is ${formatBytes(file.data.byteLength)}; a session holds at most ${formatBytes(settings.sessionLimitBytes)} (see Settings).`);
+    throw new ImportError(said('lib_import_session_too_big', { size: formatBytes(file.data.byteLength), max: formatBytes(settings.sessionLimitBytes) }));
   }
   // A copy that owns its bytes: storage would keep the whole buffer behind a view.
   const contents: SessionContents = { files: [{ path, data: file.data.slice(), modifiedAt: now }], rounds: [], variables: [], pickles: [], replay: [], held: null, origin: null };
@@ -247,15 +248,15 @@ export async function prepareImport(
 ): Promise<Prepared> {
   try {
     if (file.data.byteLength > MAX_IMPORT_BYTES) {
-      throw new ImportError(`It is ${formatBytes(file.data.byteLength)}; files of at most ${formatBytes(MAX_IMPORT_BYTES)} can be imported.`);
+      throw new ImportError(said('lib_import_too_big', { size: formatBytes(file.data.byteLength), max: formatBytes(MAX_IMPORT_BYTES) }));
     }
     const kind = importKind(file.name, file.data);
     if (kind === 'session') return await prepareSession(manager, file, sessionId, trustState);
     if (kind === 'notebook') return prepareNotebook(file, sessionId, now);
     if (kind === 'python') return preparePython(file, manager.getSettings(), now);
-    throw new ImportError('PyTabs imports sessions (.pytabs.zip), Jupyter notebooks (.ipynb) and Python files (.py).');
+    throw new ImportError(said('lib_import_unknown_kind'));
   } catch (error) {
-    if (error instanceof ImportError) throw new ImportError(`Cannot import ${quoteName(file.name.slice(0, 200))}: ${error.message}`);
+    if (error instanceof ImportError) throw new ImportError(said('rt_cannot_import', { name: quoteName(file.name.slice(0, 200)), error: error.said ?? error.message }));
     throw error;
   }
 }
@@ -300,7 +301,7 @@ export async function importSession(
   try {
     await withStorage(manager, (db) => writeNewSession(db, record, prepared.contents));
   } catch (error) {
-    throw new Error(`Cannot import ${quoteName(file.name.slice(0, 200))}: storage refused it (${(error as Error).message}). Nothing was saved.`);
+    throw new SaidError(said('lib_import_storage_refused', { name: quoteName(file.name.slice(0, 200)), error: (error as Error).message }));
   }
   manager.storageChanged(sessionId, false);
   return summary(sessionId, prepared);
@@ -326,7 +327,7 @@ export async function claimIdle(manager: PortableManager, sessionId: string): Pr
     info = await manager.getSession(sessionId);
   }
   if (info.status === 'running' || info.status === 'starting') {
-    throw new Error('This session is busy: wait for its message to finish, or stop it, and try again.');
+    throw new SaidError(said('lib_session_busy'));
   }
 }
 
@@ -338,7 +339,7 @@ export async function claimIdle(manager: PortableManager, sessionId: string): Pr
 export async function confirmImportedState(manager: PortableManager, sessionId: string): Promise<void> {
   await claimIdle(manager, sessionId);
   await withStorage(manager, async (db) => {
-    if (!(await getHeldState(db, sessionId))) throw new Error('This session has no saved variables waiting to load.');
+    if (!(await getHeldState(db, sessionId))) throw new SaidError(said('lib_no_held_variables'));
     // The worker is ended before and after: one must not commit its memory over the change.
     manager.storageChanged(sessionId, true);
     await releaseHeldState(db, sessionId);

@@ -1,4 +1,5 @@
-import { formatBytes } from '../format';
+import { formatBytes } from '../i18n/format';
+import { SaidError, said } from '../i18n/said';
 import { getOrigin, replaceSessionContents } from '../storage/imports';
 import { ImportError } from './errors';
 import { claimIdle, importKind, importSession, prepareImport, summary, type ImportResult } from './import';
@@ -15,14 +16,14 @@ export const OPEN_ROUTE = '#/open';
 export function preparedLinkTarget(hash: string, base: string): string | null {
   if (hash !== OPEN_ROUTE && !hash.startsWith(`${OPEN_ROUTE}?`)) return null;
   const from = new URLSearchParams(hash.slice(OPEN_ROUTE.length + 1)).get('from');
-  if (!from) throw new ImportError('The link names no file to open (it needs "?from=<address of the file>").');
+  if (!from) throw new ImportError(said('lib_link_no_from'));
   let url: URL;
   try {
     url = new URL(from, base);
   } catch {
-    throw new ImportError(`The link's file address "${from.slice(0, 200)}" is not a web address.`);
+    throw new ImportError(said('lib_link_not_web_address', { address: from.slice(0, 200) }));
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ImportError(`The link's file must be on the web (http or https), not "${url.protocol}".`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ImportError(said('lib_link_not_http', { protocol: url.protocol }));
   return url.href;
 }
 
@@ -57,19 +58,16 @@ export async function fetchPrepared(address: string, { maxBytes = MAX_IMPORT_BYT
     response = await fetch(url, { mode: 'cors', credentials: 'same-origin', cache: 'no-cache', signal });
   } catch (error) {
     if (signal?.aborted) throw error;
-    if (globalThis.navigator?.onLine === false) throw new ImportError(`Cannot fetch ${url.href}: this device is offline.`);
-    throw new ImportError(
-      url.origin === page
-        ? `Cannot fetch ${url.href}: the network failed.`
-        : `Cannot fetch ${url.href}: the network failed, or ${url.host} does not let other sites read its files (it must send Access-Control-Allow-Origin).`,
-    );
+    if (globalThis.navigator?.onLine === false) throw new ImportError(said('lib_link_offline', { url: url.href }));
+    throw new ImportError(url.origin === page ? said('lib_link_network', { url: url.href }) : said('lib_link_network_cors', { url: url.href, host: url.host }));
   }
   if (!response.ok) {
-    const why = response.status === 404 ? 'there is no file at this address' : `the server answered ${response.status} ${response.statusText}`.trim();
-    throw new ImportError(`Cannot open ${url.href}: ${why}.`);
+    throw new ImportError(
+      response.status === 404 ? said('lib_link_not_found', { url: url.href }) : said('lib_link_status', { url: url.href, status: `${response.status} ${response.statusText}`.trim() }),
+    );
   }
   const declared = Number(response.headers.get('Content-Length') ?? NaN);
-  if (declared > maxBytes) throw new ImportError(`Cannot open ${url.href}: it is ${formatBytes(declared)}; at most ${formatBytes(maxBytes)} can be opened.`);
+  if (declared > maxBytes) throw new ImportError(said('lib_link_too_big', { url: url.href, size: formatBytes(declared), max: formatBytes(maxBytes) }));
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body!.getReader();
@@ -79,7 +77,7 @@ export async function fetchPrepared(address: string, { maxBytes = MAX_IMPORT_BYT
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw new ImportError(`Cannot open ${url.href}: it is more than ${formatBytes(maxBytes)}, the most that can be opened.`);
+      throw new ImportError(said('lib_link_over_max', { url: url.href, max: formatBytes(maxBytes) }));
     }
     chunks.push(value);
   }
@@ -94,9 +92,7 @@ export async function fetchPrepared(address: string, { maxBytes = MAX_IMPORT_BYT
   const looksRight = (kind === 'session' && data[0] === 0x50 && data[1] === 0x4b) || (kind === 'notebook' && new TextDecoder().decode(data.subarray(0, 100)).trimStart().startsWith('{'));
   if (!looksRight) {
     const html = /^\s*</.test(new TextDecoder().decode(data.subarray(0, 100)));
-    throw new ImportError(
-      `Cannot open ${url.href}: it is ${html ? 'a web page' : 'not a file PyTabs opens'}, not a PyTabs session (.pytabs.zip) or notebook (.ipynb). Is the link right?`,
-    );
+    throw new ImportError(said(html ? 'lib_link_web_page' : 'lib_link_not_pytabs', { url: url.href }));
   }
   return { url: url.href, name, data };
 }
@@ -123,7 +119,7 @@ export async function sessionOrigin(manager: PortableManager, sessionId: string)
  */
 export async function resetToOriginal(manager: PortableManager, sessionId: string): Promise<ImportResult> {
   const origin = await withStorage(manager, (db) => getOrigin(db, sessionId));
-  if (!origin) throw new Error('This session was not opened from a link, so it has no original to go back to.');
+  if (!origin) throw new SaidError(said('lib_link_no_origin'));
   await claimIdle(manager, sessionId);
   const prepared = await prepareImport(manager, { name: origin.name, data: origin.data }, sessionId, { trustState: origin.stateConfirmed });
   // The worker is ended before and after: one must not commit its memory over the reset.

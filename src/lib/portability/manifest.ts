@@ -3,6 +3,7 @@ import { version as pyodideVersion } from 'pyodide/package.json';
 import { ImportError } from './errors';
 import { finite, flag, integer, record, text } from './checks';
 import { MAX_ENTRIES } from './limits';
+import { said } from '../i18n/said';
 import { quoteName } from '../quote-name';
 
 export const MANIFEST = 'manifest.json';
@@ -52,9 +53,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A session name as the manager accepts it (sessions/manager.ts), or why not. */
 export function checkSessionName(value: unknown, what: string): string {
   const name = text(value, what, 10_000).trim();
-  if (!name) throw new ImportError(`${what} is empty.`);
-  if (name.length > MAX_SESSION_NAME) throw new ImportError(`${what} is longer than ${MAX_SESSION_NAME} characters.`);
-  if (CONTROL.test(name)) throw new ImportError(`${what} contains control characters.`);
+  if (!name) throw new ImportError(said('lib_manifest_empty', { what }));
+  if (name.length > MAX_SESSION_NAME) throw new ImportError(said('asg_json_too_long', { what, max: MAX_SESSION_NAME }));
+  if (CONTROL.test(name)) throw new ImportError(said('lib_manifest_control', { what }));
   return name;
 }
 
@@ -62,11 +63,11 @@ export function checkSessionName(value: unknown, what: string): string {
 export function checkSessionVars(value: unknown, what: string): Record<string, string> {
   const vars = record(value, what);
   const keys = Object.keys(vars);
-  if (keys.length > MAX_VARS) throw new ImportError(`${what} has ${keys.length} variables; at most ${MAX_VARS} are accepted.`);
+  if (keys.length > MAX_VARS) throw new ImportError(said('lib_manifest_too_many_vars', { what, count: keys.length, max: MAX_VARS }));
   const out: Record<string, string> = {};
   for (const key of keys) {
     const name = key.trim();
-    if (!name || name.length > MAX_VAR_NAME) throw new ImportError(`${what} has a variable name that is empty or longer than ${MAX_VAR_NAME} characters.`);
+    if (!name || name.length > MAX_VAR_NAME) throw new ImportError(said('lib_manifest_var_name', { what, max: MAX_VAR_NAME }));
     out[name] = text(vars[key], `${what} ${quoteName(name)}`, MAX_VAR_VALUE);
   }
   return out;
@@ -75,22 +76,22 @@ export function checkSessionVars(value: unknown, what: string): Record<string, s
 /** Checks a manifest read from a file made anywhere: every field's type and bound. */
 export function checkManifest(value: unknown): Manifest {
   const m = record(value, 'manifest.json');
-  if (m.format !== FORMAT) throw new ImportError(`manifest.json does not describe a PyTabs session (its "format" is not "${FORMAT}").`);
+  if (m.format !== FORMAT) throw new ImportError(said('lib_manifest_not_session', { format: FORMAT }));
   const formatVersion = integer(m.formatVersion, 'manifest.json "formatVersion"', 1);
   if (formatVersion > FORMAT_VERSION) {
-    throw new ImportError(`It was made by a newer PyTabs (format ${formatVersion}); this version reads format ${FORMAT_VERSION}. Open it in the newer app.`);
+    throw new ImportError(said('lib_manifest_newer', { format: formatVersion, reads: FORMAT_VERSION }));
   }
   const app = record(m.app, 'manifest.json "app"');
   const session = record(m.session, 'manifest.json "session"');
   const entries = record(m.entries, 'manifest.json "entries"');
   const names = Object.keys(entries);
-  if (names.length > MAX_ENTRIES) throw new ImportError(`manifest.json lists ${names.length} entries; at most ${MAX_ENTRIES} are accepted.`);
+  if (names.length > MAX_ENTRIES) throw new ImportError(said('lib_manifest_too_many_entries', { count: names.length, max: MAX_ENTRIES }));
   const checked: Record<string, EntryInfo> = {};
   for (const name of names) {
     const what = `manifest.json entry "${name.slice(0, 200)}"`;
     const entry = record(entries[name], what);
     const sha256 = text(entry.sha256, `${what} "sha256"`, 64);
-    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new ImportError(`${what} has a "sha256" that is not 64 hex digits.`);
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new ImportError(said('lib_manifest_bad_sha', { what }));
     checked[name] = { sha256, size: integer(entry.size, `${what} "size"`) };
     if (entry.modifiedAt !== undefined) checked[name].modifiedAt = finite(entry.modifiedAt, `${what} "modifiedAt"`);
   }
@@ -117,14 +118,14 @@ export function checkManifest(value: unknown): Manifest {
 export async function verifyEntries(manifest: Manifest, entries: Map<string, Uint8Array>): Promise<void> {
   for (const name of entries.keys()) {
     if (name !== MANIFEST && name !== SIGNATURE && !(name in manifest.entries)) {
-      throw new ImportError(`${quoteName(name)} is in the archive but not in its manifest.`);
+      throw new ImportError(said('lib_manifest_not_listed', { name: quoteName(name) }));
     }
   }
   for (const [name, info] of Object.entries(manifest.entries)) {
     const data = entries.get(name);
-    if (!data) throw new ImportError(`${quoteName(name)} is in the manifest but not in the archive.`);
+    if (!data) throw new ImportError(said('lib_manifest_missing', { name: quoteName(name) }));
     if (data.byteLength !== info.size || (await sha256Hex(data)) !== info.sha256) {
-      throw new ImportError(`${quoteName(name)} does not match the sha256 in its manifest: the file was changed or damaged.`);
+      throw new ImportError(said('lib_manifest_changed', { name: quoteName(name) }));
     }
   }
 }

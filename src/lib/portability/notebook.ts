@@ -4,6 +4,7 @@ import type { Round, RoundEvent } from '../chat/types';
 import { typedLine } from '../chat/terminal';
 import type { MimeBundle } from '../worker-api';
 import { ImportError } from './errors';
+import { said, tell } from '../i18n/said';
 import { integer, list, multiline, parseJson, record, text } from './checks';
 import { MAX_MESSAGE_CHARS, MAX_ROUNDS } from './limits';
 import { PYODIDE_VERSION } from './manifest';
@@ -70,9 +71,9 @@ function blockOutputs(events: RoundEvent[], block: number, count: number | null)
       case 'truncated':
         if (event.what === 'output') {
           const cut = (event.total ?? event.limit) - (event.tail?.length ?? 0);
-          stream('stdout', `\n[… output cut here: ${cut} more characters; PyTabs offers the whole output with the message …]\n${event.tail ?? ''}`);
+          stream('stdout', `\n${tell(said('lib_nb_output_cut', { count: cut }))}\n${event.tail ?? ''}`);
         } else {
-          stream('stdout', '\n[… more rich output (tables, images) than a message keeps …]\n');
+          stream('stdout', `\n${tell(said('lib_nb_rich_cut'))}\n`);
         }
         break;
       // Anything else (status lines, files written, a newer kind of event) is not a notebook output.
@@ -84,7 +85,8 @@ function blockOutputs(events: RoundEvent[], block: number, count: number | null)
 /**
  * A session's history as a Jupyter notebook (nbformat 4.5): each message's prose becomes
  * markdown cells and its Python blocks code cells with their outputs, numbered in the order
- * they ran. A question to the assistant becomes a markdown cell and the code it ran.
+ * they ran. A question to the assistant becomes a markdown cell and the code it ran. PyTabs'
+ * own words in it are in the language shown when it is made: a file has no reader yet.
  */
 export function notebookFromHistory(rounds: Round[]): object {
   const cells: Cell[] = [];
@@ -103,7 +105,7 @@ export function notebookFromHistory(rounds: Round[]): object {
     const starts = new Map<number, string>();
     for (const e of round.events) if (e.type === 'code_start') starts.set(e.block, e.code);
     if ((round as { kind?: unknown }).kind === 'ask') {
-      markdown(id(part++), `**Question:** ${round.message}`);
+      markdown(id(part++), `**${tell(said('lib_nb_question'))}** ${round.message}`);
       for (const [block, source] of starts) code(id(part++), source, round, block);
     } else {
       let block = 0;
@@ -115,12 +117,13 @@ export function notebookFromHistory(rounds: Round[]): object {
         }
       }
     }
-    for (const e of round.events) if (e.type === 'round_error') markdown(id(part++), `**Could not run:** ${e.message}`);
+    for (const e of round.events) if (e.type === 'round_error') markdown(id(part++), `**${tell(said('lib_nb_could_not_run'))}** ${e.message}`);
   }
   return {
     nbformat: 4,
     nbformat_minor: 5,
     metadata: {
+      // internal: the kernel's name, which Jupyter shows as it is in every language.
       kernelspec: { name: 'python3', display_name: 'Python 3 (Pyodide)', language: 'python' },
       language_info: { name: 'python' },
       pytabs: { pyodide: PYODIDE_VERSION },
@@ -241,7 +244,7 @@ export interface NotebookHistory {
 export function historyFromNotebook(bytes: Uint8Array, sessionId: string, source: string, now = Date.now()): NotebookHistory {
   const nb = record(parseJson(bytes, source), source);
   const major = integer(nb.nbformat, `${source} "nbformat"`, 1, 1000);
-  if (major !== 4) throw new ImportError(`It is a version ${major} notebook; PyTabs reads version 4 (save it again from Jupyter).`);
+  if (major !== 4) throw new ImportError(said('lib_notebook_version', { version: major }));
   const cells = list(nb.cells, `${source} "cells"`, MAX_ROUNDS);
   const pieces: { before: string[]; code: string; events: RoundEvent[] }[] = [];
   let prose: string[] = [];
@@ -263,7 +266,7 @@ export function historyFromNotebook(bytes: Uint8Array, sessionId: string, source
       pieces.push({ before: prose, code: body, events });
       prose = [];
     } else {
-      throw new ImportError(`${what} has an unknown type "${String(cell.cell_type).slice(0, 50)}".`);
+      throw new ImportError(said('lib_notebook_cell_type', { what, type: String(cell.cell_type).slice(0, 50) }));
     }
   });
   const rounds: Round[] = [];

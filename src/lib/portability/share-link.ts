@@ -1,5 +1,6 @@
 import { Inflate } from 'fflate';
-import { formatBytes } from '../format';
+import { formatBytes } from '../i18n/format';
+import { said, tell } from '../i18n/said';
 import { joinChunks } from './archive';
 import { list, parseJson, record, text } from './checks';
 import { ImportError } from './errors';
@@ -41,7 +42,7 @@ export interface OpenedShare {
 }
 
 function fromBase64Url(data: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(data) || data.length % 4 === 1) throw new ImportError('its data is damaged (it is not base64url text; was the link cut or changed?).');
+  if (!/^[A-Za-z0-9_-]*$/.test(data) || data.length % 4 === 1) throw new ImportError(said('lib_share_not_base64'));
   const binary = atob(data.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (data.length % 4)) % 4));
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
@@ -63,7 +64,7 @@ function inflateCapped(data: Uint8Array, max: number): Uint8Array {
   let size = 0;
   const inflate = new Inflate((chunk) => {
     size += chunk.length;
-    if (size > max) throw new ImportError(`its contents unpack to more than ${formatBytes(max)}, the most a link may carry (a zip bomb?).`);
+    if (size > max) throw new ImportError(said('lib_share_too_big', { max: formatBytes(max) }));
     chunks.push(chunk);
   });
   try {
@@ -71,23 +72,23 @@ function inflateCapped(data: Uint8Array, max: number): Uint8Array {
     for (let at = 0; at < data.length; at += SLICE) inflate.push(data.subarray(at, at + SLICE), at + SLICE >= data.length);
   } catch (error) {
     if (error instanceof ImportError) throw error;
-    throw new ImportError(`its data is damaged (${(error as Error).message}; was the link cut short?).`);
+    throw new ImportError(said('lib_share_damaged', { error: (error as Error).message }));
   }
   return joinChunks(chunks, size);
 }
 
 function checkSession(value: unknown): SharedSession {
-  const root = record(value, 'Its data');
+  const root = record(value, said('lib_what_data'));
   // eslint-disable-next-line no-control-regex
-  const name = text(root.name ?? '', 'Its "name"', 1000).replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 100).trim() || 'Shared session';
-  const cells = list(root.cells, 'Its "cells"', MAX_SHARED_CELLS).map((cell, i) => text(cell, `Cell ${i + 1}`, MAX_MESSAGE_CHARS));
+  const name = text(root.name ?? '', said('lib_what_name'), 1000).replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 100).trim() || tell(said('lib_shared_session_name'));
+  const cells = list(root.cells, said('lib_what_cells'), MAX_SHARED_CELLS).map((cell, i) => text(cell, said('lib_what_cell', { number: i + 1 }), MAX_MESSAGE_CHARS));
   const seen = new Set<string>();
-  const files = list(root.files ?? [], 'Its "files"', MAX_SHARED_FILES).map((value, i) => {
-    const file = record(value, `File ${i + 1}`);
-    const path = checkArchivePath(text(file.path, `File ${i + 1}'s "path"`, 1000));
-    if (seen.has(path)) throw new ImportError(`it holds ${quoteName(path)} twice.`);
+  const files = list(root.files ?? [], said('lib_what_files'), MAX_SHARED_FILES).map((value, i) => {
+    const file = record(value, said('lib_what_file', { number: i + 1 }));
+    const path = checkArchivePath(text(file.path, said('lib_what_file_path', { number: i + 1 }), 1000));
+    if (seen.has(path)) throw new ImportError(said('lib_share_twice', { name: quoteName(path) }));
     seen.add(path);
-    return { path, text: text(file.text, `File ${quoteName(path)}`, MAX_SHARED_BYTES) };
+    return { path, text: text(file.text, said('lib_what_file_named', { name: quoteName(path) }), MAX_SHARED_BYTES) };
   });
   refuseFileFolderClash(files.map((f) => f.path));
   return { name, cells, files };
@@ -105,14 +106,12 @@ async function digest(bytes: Uint8Array): Promise<string> {
 export async function readSharedParams(params: URLSearchParams): Promise<OpenedShare> {
   const version = params.get('v');
   if (version !== String(SHARE_VERSION)) {
-    throw new ImportError(
-      version === null ? 'it has no version ("v=1").' : `it is version "${version.slice(0, 20)}"; this PyTabs opens version ${SHARE_VERSION} (a newer PyTabs may open it).`,
-    );
+    throw new ImportError(version === null ? said('lib_share_no_version') : said('lib_share_version', { version: version.slice(0, 20), reads: SHARE_VERSION }));
   }
   const data = params.get('z');
-  if (!data) throw new ImportError('it carries no session (it needs "z=<data>").');
+  if (!data) throw new ImportError(said('lib_share_no_data'));
   const json = inflateCapped(fromBase64Url(data), MAX_SHARED_BYTES);
-  const session = checkSession(parseJson(json, 'Its data'));
+  const session = checkSession(parseJson(json, said('lib_what_data')));
   return { session, key: await digest(json) };
 }
 
@@ -124,12 +123,10 @@ export async function readSharedParams(params: URLSearchParams): Promise<OpenedS
 export async function decodeShare(hash: string): Promise<OpenedShare | null> {
   if (!isShareLink(hash)) return null;
   try {
-    if (hash.length > MAX_FRAGMENT_CHARS) throw new ImportError(`it is ${hash.length} characters long; at most ${MAX_FRAGMENT_CHARS} are opened.`);
+    if (hash.length > MAX_FRAGMENT_CHARS) throw new ImportError(said('lib_share_too_long', { length: hash.length, max: MAX_FRAGMENT_CHARS }));
     return await readSharedParams(new URLSearchParams(hash.slice(SHARE_ROUTE.length + 1)));
   } catch (error) {
-    if (error instanceof ImportError) throw new ImportError(`Cannot open this shared link: ${lowerFirst(error.message)}`);
+    if (error instanceof ImportError) throw new ImportError(said('lib_share_cannot_open', { reason: error.said ?? error.message }));
     throw error;
   }
 }
-
-export const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s);

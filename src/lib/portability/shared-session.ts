@@ -1,3 +1,4 @@
+import { SaidError, said, type Said } from '../i18n/said';
 import { newSessionRecord } from '../storage/sessions';
 import { findSharedSession, readShareable, writeNewSession, type SessionContents } from '../storage/imports';
 import { summary, type ImportResult } from './import';
@@ -15,7 +16,7 @@ export interface ShareOffer {
   cells: number;
   files: { path: string; size: number }[];
   /** Files a link does not carry, with the reason (binary files: a link carries text). */
-  leftOut: { path: string; why: string }[];
+  leftOut: { path: string; why: Said }[];
   /** Questions to the assistant: a link carries the code that was typed, not them. */
   questions: number;
 }
@@ -40,14 +41,14 @@ export function asText(data: Uint8Array): string | null {
  */
 export async function shareSession(manager: PortableManager, sessionId: string, pageUrl: string): Promise<ShareOffer> {
   const stored = await withStorage(manager, (db) => readShareable(db, sessionId));
-  if (!stored) throw new Error('This session no longer exists, so there is nothing to share.');
+  if (!stored) throw new SaidError(said('lib_share_no_session'));
   const rounds = stored.rounds.sort((a, b) => a.seq - b.seq);
   const cells = rounds.filter((r) => r.kind !== 'ask').map((r) => r.message);
   const files: SharedSession['files'] = [];
   const leftOut: ShareOffer['leftOut'] = [];
   for (const file of stored.files.sort((a, b) => (a.path < b.path ? -1 : 1))) {
     const text = asText(file.data);
-    if (text === null) leftOut.push({ path: file.path, why: 'not a text file' });
+    if (text === null) leftOut.push({ path: file.path, why: said('lib_share_not_text') });
     else files.push({ path: file.path, text });
   }
   const { fragment, bytes } = encodeShare({ name: stored.record.name, cells, files });
@@ -97,7 +98,7 @@ export async function openShared(manager: PortableManager, opened: OpenedShare, 
   try {
     await withStorage(manager, (db) => writeNewSession(db, newSessionRecord(sessionId, session.name, now), contents));
   } catch (error) {
-    throw new Error(`Cannot open the shared link: storage refused it (${(error as Error).message}). Nothing was saved.`);
+    throw new SaidError(said('lib_share_storage_refused', { error: (error as Error).message }));
   }
   manager.storageChanged(sessionId, false);
   return summary(sessionId, { kind: 'shared', name: session.name, vars: {}, contents, runAll: session.cells, warnings: [] });

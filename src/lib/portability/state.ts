@@ -1,5 +1,6 @@
 import type { VariableRecord } from '../storage/db';
-import { formatBytes } from '../format';
+import { formatBytes } from '../i18n/format';
+import { said } from '../i18n/said';
 import { ImportError } from './errors';
 import { encodeJson, finite, flag, integer, list, parseJson, record, text } from './checks';
 import { MAX_VARIABLES } from './limits';
@@ -48,7 +49,7 @@ export function readState(entries: Map<string, Uint8Array>, limits: { variableBy
   const listed = entries.get(VARIABLES);
   const replayed = entries.get(REPLAY);
   if (!listed && !replayed) {
-    if ([...entries.keys()].some((name) => PICKLE_ENTRY.test(name))) throw new ImportError(`It has pickles but no ${VARIABLES}.`);
+    if ([...entries.keys()].some((name) => PICKLE_ENTRY.test(name))) throw new ImportError(said('lib_state_no_list', { file: VARIABLES }));
     return null;
   }
   const variablesFile = listed ? record(parseJson(listed, VARIABLES), VARIABLES) : { variables: [] };
@@ -63,11 +64,11 @@ export function readState(entries: Map<string, Uint8Array>, limits: { variableBy
     const what = `${VARIABLES} variable ${i + 1}`;
     const v = record(value, what);
     const name = text(v.name, `${what} "name"`, 255);
-    if (!IDENTIFIER.test(name)) throw new ImportError(`${what} has a name that is not a Python name.`);
-    if (names.has(name)) throw new ImportError(`${VARIABLES} lists ${quoteName(name)} twice.`);
+    if (!IDENTIFIER.test(name)) throw new ImportError(said('lib_state_not_python_name', { what }));
+    if (names.has(name)) throw new ImportError(said('lib_state_twice', { file: VARIABLES, name: quoteName(name) }));
     names.add(name);
     const kind = text(v.kind, `${what} "kind"`, 10) as SavedState['variables'][number]['kind'];
-    if (!KINDS.has(kind)) throw new ImportError(`${what} has an unknown kind "${kind}".`);
+    if (!KINDS.has(kind)) throw new ImportError(said('lib_state_bad_kind', { what, kind }));
     const meta: SavedState['variables'][number] = {
       name,
       type: text(v.type, `${what} "type"`, 1000),
@@ -78,21 +79,21 @@ export function readState(entries: Map<string, Uint8Array>, limits: { variableBy
     };
     if (v.reason !== undefined && v.reason !== null) meta.reason = text(v.reason, `${what} "reason"`, 10_000);
     if (kind !== 'pickle') {
-      if (v.pickle !== undefined) throw new ImportError(`${what} has a pickle but is not of kind "pickle".`);
+      if (v.pickle !== undefined) throw new ImportError(said('lib_state_pickle_kind', { what }));
       return meta;
     }
     const entry = text(v.pickle, `${what} "pickle"`, 100);
     const data = PICKLE_ENTRY.test(entry) ? entries.get(entry) : undefined;
-    if (!data) throw new ImportError(`${what} names a pickle "${entry}" that is not in the archive.`);
+    if (!data) throw new ImportError(said('lib_state_missing_pickle', { what, entry }));
     if (data.byteLength > limits.variableBytes) {
-      throw new ImportError(`Variable ${quoteName(name)} is ${formatBytes(data.byteLength)}; this device keeps at most ${formatBytes(limits.variableBytes)} per variable (see Settings).`);
+      throw new ImportError(said('lib_state_variable_too_big', { name: quoteName(name), size: formatBytes(data.byteLength), max: formatBytes(limits.variableBytes) }));
     }
     pickled += data.byteLength;
     pickles.push({ name, data });
     return { ...meta, sizeBytes: data.byteLength, persisted: true };
   });
   if (pickled > limits.sessionBytes) {
-    throw new ImportError(`Its saved variables take ${formatBytes(pickled)}; this device keeps at most ${formatBytes(limits.sessionBytes)} per session (see Settings).`);
+    throw new ImportError(said('lib_state_session_too_big', { size: formatBytes(pickled), max: formatBytes(limits.sessionBytes) }));
   }
   return { variables, pickles, replay };
 }

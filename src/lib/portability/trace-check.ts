@@ -1,3 +1,4 @@
+import { said } from '../i18n/said';
 import type { Trace } from '../worker-api';
 import { ImportError } from './errors';
 import { flag, integer, list, record, text } from './checks';
@@ -11,7 +12,7 @@ const LIMITS = ['maxSteps', 'maxObjects', 'maxItems', 'maxRepr'] as const;
 
 function pair(value: unknown, what: string): [unknown, unknown] {
   const both = list(value, what, 2);
-  if (both.length !== 2) throw new ImportError(`${what} is not a pair.`);
+  if (both.length !== 2) throw new ImportError(said('lib_trace_pair', { what }));
   return both as [unknown, unknown];
 }
 
@@ -27,7 +28,7 @@ function checkValue(value: unknown, what: string): void {
 function checkObject(value: unknown, what: string): void {
   const object = record(value, what);
   integer(object.id, `${what} "id"`);
-  if (!KINDS.has(text(object.kind, `${what} "kind"`, 20))) throw new ImportError(`${what} has an unknown "kind".`);
+  if (!KINDS.has(text(object.kind, `${what} "kind"`, 20))) throw new ImportError(said('lib_trace_unknown', { what, field: '"kind"' }));
   text(object.type, `${what} "type"`, 1000);
   if (object.items !== undefined) list(object.items, `${what} "items"`, MAX_TABLE).forEach((v) => checkValue(v, `${what} item`));
   if (object.entries !== undefined) {
@@ -67,7 +68,7 @@ export function checkTrace(value: unknown, what: string): Trace {
     const at = `${what} step ${i + 1}`;
     const step = record(s, at);
     integer(step.line, `${at} "line"`);
-    if (!EVENTS.has(text(step.event, `${at} "event"`, 20))) throw new ImportError(`${at} has an unknown "event".`);
+    if (!EVENTS.has(text(step.event, `${at} "event"`, 20))) throw new ImportError(said('lib_trace_unknown', { what: at, field: '"event"' }));
     for (const f of list(step.frames, `${at} "frames"`, MAX_TABLE)) {
       const frame = record(f, `${at} frame`);
       text(frame.name, `${at} frame "name"`, 1000);

@@ -1,4 +1,4 @@
-import { said, SaidError } from '../i18n/said';
+import { said, SaidError, tell } from '../i18n/said';
 import { DEFAULT_DB_NAME, openDb, type PyTabsDB, type SessionRecord } from '../storage/db';
 import { RoundHistory, SessionStore } from '../storage/session-store';
 import { addNewSession, deleteSessionData, getSession, listSessionRecords, updateSession } from '../storage/sessions';
@@ -47,8 +47,6 @@ const MAX_NAME = 100;
 const BROADCAST_MS = 30;
 const MAX_VAR_NAME = 100;
 const MAX_VAR_VALUE = 64 * 1024;
-/** What input() raises in a stateless run: nothing on the page shows it, so nobody can answer. */
-const STATELESS_INPUT = 'input() is not available in a stateless run: nobody can answer it. Run the code in a session to be asked.';
 
 function cleanSessionName(name: string): string {
   const trimmed = String(name ?? '').trim();
@@ -468,7 +466,7 @@ export class SessionManager {
   async runStateless(code: string, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
     const host = this.scratchHost();
     try {
-      return await host.run(code, {}, onEvent, 0, { noInput: STATELESS_INPUT });
+      return await host.run(code, {}, onEvent, 0, { noInput: tell(said('lib_stateless_input')) });
     } finally {
       host.terminate();
     }

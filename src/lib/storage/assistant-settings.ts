@@ -68,7 +68,9 @@ export async function writeAssistantSettings(store: SettingsStore, settings: Ass
 }
 
 export function validateAssistantSettings(s: AssistantSettings): void {
+  // internal: the page offers only these values; a wrong one is a caller's bug, read in the console.
   if (s.provider !== 'endpoint' && s.provider !== 'local') throw new Error(`The assistant's provider must be 'endpoint' or 'local', not ${String(s.provider)}`);
+  // internal: as above.
   if (typeof s.localModel !== 'string') throw new Error('The local model must be named by its id');
   if (s.baseUrl) {
     let url: URL;
@@ -107,6 +109,7 @@ export async function readSessionPrefs(store: SettingsStore, sessionId: string):
 
 export async function writeSessionPrefs(store: SettingsStore, sessionId: string, change: Partial<AssistantSessionPrefs>): Promise<AssistantSessionPrefs> {
   const next = { ...(await readSessionPrefs(store, sessionId)), ...change };
+  // internal: the page offers only Ask and Code; another mode is a caller's bug, read in the console.
   if (next.mode !== undefined && next.mode !== 'ask' && next.mode !== 'code') throw new Error(`Unknown message mode: ${String(next.mode)}`);
   await store.put(sessionPrefsKey(sessionId), next);
   return next;

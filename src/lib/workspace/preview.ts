@@ -6,6 +6,7 @@
  */
 import { previewWorkbook } from './sheet-preview';
 import type { Preview } from './preview-types';
+import { said } from '../i18n/said';
 
 export type { Preview, SheetPreview } from './preview-types';
 
@@ -109,5 +110,5 @@ export async function previewFile(path: string, data: Uint8Array): Promise<Previ
       // Not UTF-8: fall through to no preview.
     }
   }
-  return { kind: 'none', reason: 'No preview for this kind of file; download it to open it.' };
+  return { kind: 'none', reason: said('lib_preview_none') };
 }

@@ -2,6 +2,7 @@
  * Spreadsheet previews (.xlsx, .xls, .ods) for the Files panel, read by SheetJS in the
  * page. SheetJS is imported on first use, so the main bundle does not carry it.
  */
+import { said } from '../i18n/said';
 import type { Preview, SheetPreview } from './preview-types';
 
 /** Columns shown per sheet: a hostile workbook may claim 16,384 of them. */
@@ -11,7 +12,7 @@ export const PREVIEW_WORKBOOK_BYTES = 20 * 1024 * 1024;
 
 export async function previewWorkbook(data: Uint8Array, maxRows: number): Promise<Preview> {
   if (data.byteLength > PREVIEW_WORKBOOK_BYTES) {
-    return { kind: 'none', reason: 'This workbook is too large to preview here; download it, or read it in Python with read_excel.' };
+    return { kind: 'none', reason: said('lib_preview_workbook_too_big') };
   }
   try {
     const [XLSX, { TOKEN, wholeText }] = await Promise.all([import('xlsx'), import('./xlsx-text')]);
@@ -50,9 +51,9 @@ export async function previewWorkbook(data: Uint8Array, maxRows: number): Promis
         totalColumns: read.e.c - read.s.c + 1,
       };
     });
-    if (!sheets.length) return { kind: 'none', reason: 'This workbook has no sheets.' };
+    if (!sheets.length) return { kind: 'none', reason: said('lib_preview_no_sheets') };
     return { kind: 'sheets', sheets };
   } catch (error) {
-    return { kind: 'error', message: `This workbook could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    return { kind: 'error', message: said('lib_preview_unreadable', { error: error instanceof Error ? error.message : String(error) }) };
   }
 }

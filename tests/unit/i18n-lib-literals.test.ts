@@ -1,0 +1,117 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * No English written into the TypeScript of src/lib where a person would read it: src/lib
+ * throws and returns said texts (`said(...)`, `SaidError`, `ImportError(said)`), which the page
+ * tells in the reader's language. Every string literal and template text that reads as prose is
+ * refused, with its file and line, wherever it is (a thrown error, a returned reason, a default
+ * name, a property a component shows); imports, property names and catalog keys are not text.
+ *
+ * Kept in English: what a statement or declaration marked by a `// internal: <why>` comment
+ * holds, text no reader of PyTabs meets (a course page's script reads the embed protocol's
+ * refusals, the console gets a deployer's file's problems, Jupyter shows a kernel's name).
+ *
+ * The list grows as src/lib is converted (issue 43): a file or directory joins it when every
+ * text it writes for a person comes from messages/<locale>.json.
+ */
+export const CONVERTED_LIB = [
+  'src/lib/portability',
+  'src/lib/paths.ts',
+  'src/lib/embed',
+  'src/lib/workspace',
+  'src/lib/turtle/export.ts',
+  'src/lib/browser-paths.ts',
+  'src/lib/offline/offline-packages.ts',
+  'src/lib/offline/service-worker.ts',
+  'src/lib/sessions/input.ts',
+  'src/lib/sessions/manager.ts',
+  'src/lib/sessions/ownership.ts',
+  'src/lib/sessions/session-ops.ts',
+  'src/lib/storage/settings.ts',
+  'src/lib/storage/assistant-settings.ts',
+  'src/lib/storage/sessions.ts',
+  'src/lib/storage/commit.ts',
+  'src/lib/storage/imports.ts',
+  'src/lib/storage/assignments.ts',
+  'src/lib/assignments/student.ts',
+  'src/lib/assignments/session-assignment.ts',
+];
+
+/** A string that reads as words to a person, as tests/unit/i18n-literals.test.ts judges one. */
+const PROSE = /^\s*\p{Lu}\p{Ll}*[’']?\p{Ll}*\s+\S|\p{L}{2,}\s+\p{L}{2,}.*[.!?…:]\s*$/u;
+const MARK = /^\/\/\s*internal:/;
+
+export interface Literal {
+  file: string;
+  line: number;
+  text: string;
+}
+
+const root = new URL('../../', import.meta.url).pathname;
+
+function tsFiles(path: string): string[] {
+  const full = join(root, path);
+  if (!statSync(full).isDirectory()) return [path];
+  return readdirSync(full)
+    .sort()
+    .flatMap((name) => tsFiles(`${path}/${name}`))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+}
+
+/** Whether a `// internal:` comment stands right before `node` (a statement, declaration or property). */
+function marked(node: ts.Node, text: string): boolean {
+  return (ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []).some((range) => MARK.test(text.slice(range.pos, range.end)));
+}
+
+/** Every prose literal in `source` (a .ts file) that is not marked internal. */
+export function libLiterals(file: string, source: string): Literal[] {
+  const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const found: Literal[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node) || marked(node, source)) return;
+    // A property's name and a said text's key are not shown.
+    if (ts.isPropertyAssignment(node)) return visit(node.initializer);
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'said') return node.arguments.slice(1).forEach(visit);
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      if (PROSE.test(node.text)) found.push({ file, line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: node.text.trim().replace(/\s+/g, ' ') });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return found;
+}
+
+describe('converted src/lib', () => {
+  for (const file of CONVERTED_LIB.flatMap(tsFiles)) {
+    it(`${file} writes no English for a person outside the catalogs`, () => {
+      const literals = libLiterals(file, readFileSync(join(root, file), 'utf8'));
+      expect(literals.map((l) => `${l.file}:${l.line}: ${JSON.stringify(l.text)}`)).toEqual([]);
+    });
+  }
+
+  it('finds thrown, returned and defaulted prose with its line, and leaves keys, names and marked internals alone', () => {
+    const source = [
+      "import { said } from './i18n/said';",
+      'export function check(path: string) {',
+      "  if (!path) throw new ImportError('It is not a zip archive.');",
+      '  if (path.length > 9) throw new Error(`A file name can have at most ${9} characters.`);',
+      "  const name = path || 'Imported session';",
+      "  if (name === 'x') return { kind: 'none', reason: 'This workbook has no sheets.' };",
+      "  if (name === 'y') throw new SaidError(said('lib_path_empty', { name: 'Shared session' }));",
+      '  // internal: the course page reads this.',
+      "  if (name === 'z') return { error: 'Refused: this embed answers only for its own session.' };",
+      "  return { kind: 'text', 'Not a name': 'btn primary' };",
+      '}',
+    ].join('\n');
+    expect(libLiterals('x.ts', source)).toEqual([
+      { file: 'x.ts', line: 3, text: 'It is not a zip archive.' },
+      { file: 'x.ts', line: 4, text: 'A file name can have at most' },
+      { file: 'x.ts', line: 5, text: 'Imported session' },
+      { file: 'x.ts', line: 6, text: 'This workbook has no sheets.' },
+      { file: 'x.ts', line: 7, text: 'Shared session' },
+    ]);
+  });
+});
