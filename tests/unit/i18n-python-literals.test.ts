@@ -24,9 +24,13 @@ export const PYTHON_CONVERTED = [
   'workers/python/pytabs/turtle_picture.py',
   'workers/python/pytabs/replay.py',
   'workers/python/pytabs/runtime.py',
+  'workers/python/pytabs/state.py',
+  'workers/python/pytabs/stdin.py',
+  'workers/python/pytabs/checks.py',
+  'workers/python/pytabs/programs.py',
 ];
 
-const PROSE = /^\s*\p{Lu}\p{Ll}*[’']?\p{Ll}*\s+\S|\p{L}{2,}\s+\p{L}{2,}.*[.!?…:]\s*$/u;
+const PROSE = /^\s*\p{Lu}\p{Ll}*[’']?\p{Ll}*\s+\S|\p{L}{2,}\s+\p{L}{2,}.*[.!?…:]\s*$|\p{Ll}{2,}(?:\s+\p{Ll}{2,}){3}/u;
 const WORDS = /\p{L}+\s+\p{L}+/u;
 const MARKS = ["# CPython's words", '# never shown'];
 
