@@ -7,6 +7,7 @@ import compatWasmUrl from '@wllama/wllama-compat/wasm/wllama.wasm?url';
 import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
 import { hasJspi, hasMemory64, webGpu } from '../src/lib/capabilities';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
+import { said, type Said } from '../src/lib/i18n/said';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import { LoadStalled, PromptTooLong } from '../src/lib/local-model/worker-api';
 import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
@@ -86,18 +87,18 @@ class NoStorage implements StorageBackend {
 }
 const requests = new Map<number, AbortController>();
 
-function threadPlan(cap = MAX_THREADS): { threads: number; reason: string } {
+function threadPlan(cap = MAX_THREADS): { threads: number; reason: Said } {
   const cores = navigator.hardwareConcurrency || 1;
   if (!self.crossOriginIsolated) {
-    return { threads: 1, reason: 'One thread: this page is not cross-origin isolated, so the model cannot share memory between threads.' };
+    return { threads: 1, reason: said('rtw_model_one_thread_isolation') };
   }
   // WebKitGTK: cross-origin isolated, and still no SharedArrayBuffer.
   if (typeof SharedArrayBuffer === 'undefined') {
-    return { threads: 1, reason: 'One thread: this browser gives the page no shared memory (SharedArrayBuffer) for the model’s threads.' };
+    return { threads: 1, reason: said('rtw_model_one_thread_memory') };
   }
   const limit = Math.max(1, Math.min(cap, MAX_THREADS));
   const threads = Math.min(cores, limit);
-  return { threads, reason: `${threads} thread${threads > 1 ? 's' : ''}: this browser reports ${cores} cores${cores > limit ? `, and the model uses at most ${limit}` : ''}.` };
+  return { threads, reason: said(cores > limit ? 'rtw_model_threads_capped' : 'rtw_model_threads', { threads, cores }) };
 }
 
 /**
@@ -105,14 +106,14 @@ function threadPlan(cap = MAX_THREADS): { threads: number; reason: string } {
  * Settings → This browser). A software adapter (SwiftShader, where a machine has no GPU for the
  * browser) is slower than the CPU path, so 'auto' leaves it.
  */
-async function gpuPlan(mode: LoadOptions['gpu'] = 'auto'): Promise<{ gpu: boolean; reason: string; name: string }> {
-  if (mode === 'never') return { gpu: false, reason: 'On the CPU: WebGPU was turned off for it.', name: '' };
+async function gpuPlan(mode: LoadOptions['gpu'] = 'auto'): Promise<{ gpu: boolean; reason: Said; name: string }> {
+  if (mode === 'never') return { gpu: false, reason: said('rtw_model_cpu_off'), name: '' };
   const { kind, name, f16 } = await webGpu();
-  if (kind === 'none') return { gpu: false, reason: 'On the CPU: this browser offers no GPU through WebGPU.', name };
-  if (kind === 'software' && mode === 'auto') return { gpu: false, reason: `On the CPU: the only GPU WebGPU offers here is a software one (${name}), slower than the CPU.`, name };
+  if (kind === 'none') return { gpu: false, reason: said('rtw_model_cpu_no_gpu'), name };
+  if (kind === 'software' && mode === 'auto') return { gpu: false, reason: said('rtw_model_cpu_software', { name }), name };
   // llama.cpp's WebGPU backend asks for 16-bit floats in its shaders, and without them takes no GPU.
-  if (!f16) return { gpu: false, reason: `On the CPU: the GPU WebGPU offers here (${name}) lacks 16-bit floats in its shaders (shader-f16), which llama.cpp's WebGPU needs.`, name };
-  return { gpu: true, reason: `On the GPU through WebGPU (${name}).`, name };
+  if (!f16) return { gpu: false, reason: said('rtw_model_cpu_no_f16', { name }), name };
+  return { gpu: true, reason: said('rtw_model_gpu', { name }), name };
 }
 
 /** What the default build needs (capabilities.ts finds each); without either, the compatible build runs (slower). */
@@ -223,14 +224,14 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     // WebGPU could not take it (a driver's limit, a shader it lacks): the CPU can.
     model = await start(blob, { architecture, nCtx, threads, gpu: false, seed: options.seed });
     onGpu = false;
-    backendReason = `On the CPU: WebGPU could not load it (${(error as Error).message}).`;
+    backendReason = said('rtw_model_cpu_gpu_failed', { error: (error as Error).message });
   }
   // What llama.cpp did, by its own report, over what was asked of it: its weights in CPU buffers only.
   // Where the weights went ("CPU", "CPU_Mapped", "WebGPU"…), one entry per buffer.
   const weights = loggedBuffers().filter((buffer) => buffer.part === 'model');
   if (onGpu && weights.length && weights.every((buffer) => buffer.backend.startsWith('CPU'))) {
     onGpu = false;
-    backendReason = `On the CPU: llama.cpp took no GPU from WebGPU here (${plan.name}).`;
+    backendReason = said('rtw_model_cpu_gpu_unused', { name: plan.name });
   }
   const context = model.getLoadedContextInfo();
   onProgress?.({ phase: 'load', loaded: blob.size, total: blob.size });
@@ -246,11 +247,11 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     nLayer: context.n_layer,
     nEmbd: context.n_embd,
     threads: used,
-    threadsReason: used === threads ? reason : `One thread: this browser cannot share memory between the model's threads.`,
+    threadsReason: used === threads ? reason : said('rtw_model_one_thread_share'),
     backend: onGpu ? 'webgpu' : 'cpu',
     backendReason,
     build: missing.length ? 'compatible' : 'default',
-    buildReason: missing.length ? `The compatible build (slower): this browser lacks ${missing.join(' and ')}.` : '',
+    buildReason: missing.length ? said('rtw_model_compatible', { missing: missing.length > 1 ? said('list_and', { first: missing.slice(0, -1).join(', '), last: missing.at(-1)! }) : missing[0] }) : null,
     chatTemplate: Boolean(model.getChatTemplate()),
     loadMs: Math.round(performance.now() - started),
     buffers: bufferSizes(),

@@ -70,3 +70,13 @@ test('an embed with lang=fr speaks French (<html lang>), its start steps and a r
   expect(seen.filter((text) => ENGLISH_STEPS.test(text))).toEqual([]);
   await page.evaluate(() => window.pytabs?.updateSettings({ runTimeoutSeconds: 0 }));
 });
+
+test('in French, the Variables panel says in French why a variable is not kept (the Python runtime words it)', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('pytabs-language', 'fr'));
+  await openApp(page);
+  const id = await firstSessionId(page);
+  await page.evaluate((id) => window.pytabs!.run(id, 'carre = lambda x: x * x'), id);
+  const variables = page.getByRole('region', { name: 'Variables' });
+  const badge = variables.getByRole('button', { name: 'Non gardée' });
+  await expect(badge).toHaveAccessibleDescription('une lambda ne peut pas être picklée (une fonction écrite avec un def au premier niveau peut être gardée)', { timeout: 30_000 });
+});

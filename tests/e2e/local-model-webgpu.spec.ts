@@ -30,7 +30,7 @@ test('a software GPU is left for the CPU; asked for anyway, one without shader-f
 
   // By default a software GPU is slower than the CPU path: the CPU, and Settings says why.
   const auto = await load(page);
-  expect(auto.info).toMatchObject({ backend: 'cpu', backendReason: 'On the CPU: the only GPU WebGPU offers here is a software one (google swiftshader), slower than the CPU.' });
+  expect(auto.info).toMatchObject({ backend: 'cpu', backendReason: { key: 'rtw_model_cpu_software', params: { name: 'google swiftshader' } } });
   expect(auto.answer.completionTokens).toBe(16);
   await page.getByRole('button', { name: 'Settings' }).click();
   await expect(page.getByRole('region', { name: 'This browser', exact: true })).toContainText(
@@ -42,7 +42,7 @@ test('a software GPU is left for the CPU; asked for anyway, one without shader-f
   const asked = await load(page, 'always');
   expect(asked.info).toMatchObject({
     backend: 'cpu',
-    backendReason: "On the CPU: the GPU WebGPU offers here (google swiftshader) lacks 16-bit floats in its shaders (shader-f16), which llama.cpp's WebGPU needs.",
+    backendReason: { key: 'rtw_model_cpu_no_f16', params: { name: 'google swiftshader' } },
     nVocab: 515,
   });
   expect(asked.answer).toMatchObject({ finish: 'length', completionTokens: 16 });
@@ -66,7 +66,7 @@ test.describe('a browser that says its GPU has shader-f16 when llama.cpp finds i
     });
     await openApp(page);
     const { info, answer } = await load(page, 'always');
-    expect(info).toMatchObject({ backend: 'cpu', backendReason: 'On the CPU: llama.cpp took no GPU from WebGPU here (google swiftshader).' });
+    expect(info).toMatchObject({ backend: 'cpu', backendReason: { key: 'rtw_model_cpu_gpu_unused', params: { name: 'google swiftshader' } } });
     expect(info.buffers.model).toBeGreaterThan(0);
     expect(answer).toMatchObject({ finish: 'length', completionTokens: 16 });
     await page.evaluate(() => window.testModel!.unload());

@@ -59,12 +59,12 @@ test('the tiny model loads beside the app and streams an answer (WebKit: the com
   if (engineName === 'webkit') {
     // No JSPI or Memory64: the compatible build; no SharedArrayBuffer even when isolated: one thread.
     expect(outcome.info).toMatchObject({ build: 'compatible', threads: 1 });
-    expect(outcome.info.buildReason).toBe('The compatible build (slower): this browser lacks WebAssembly JSPI and WebAssembly Memory64.');
+    expect(outcome.info.buildReason).toEqual({ key: 'rtw_model_compatible', params: { missing: { key: 'list_and', params: { first: 'WebAssembly JSPI', last: 'WebAssembly Memory64' } } } });
   } else {
     expect(outcome.info.build).toBe('default');
     expect(outcome.info.threads).toBe(outcome.isolated ? Math.min(outcome.cores, 4) : 1);
   }
-  if (!outcome.isolated) expect(outcome.info.threadsReason).toContain('not cross-origin isolated');
+  if (!outcome.isolated) expect(outcome.info.threadsReason).toEqual({ key: 'rtw_model_one_thread_isolation' });
   expect(outcome.pieces).toBeGreaterThan(0);
   expect(outcome.answer).toMatchObject({ finish: 'length', completionTokens: 24, pieces: outcome.pieces });
   // A second start of the load: the first worker got stuck and was ended (see client.ts).

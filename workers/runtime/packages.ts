@@ -1,6 +1,7 @@
 import { version as pyodideVersion, type Lockfile, type PyodideInterface } from 'pyodide';
 import type { RunError, RunEvent } from '../../src/lib/worker-api';
-import { said, tellInEnglish, type Said } from '../../src/lib/i18n/said';
+import { said, type Said } from '../../src/lib/i18n/said';
+import { inEnglish } from './english';
 
 /** The official package CDN for the Pyodide version the app ships (the core itself stays local). */
 export function officialPackageIndex(version: string = pyodideVersion): string {
@@ -159,7 +160,7 @@ export class PackageLoader {
 
   private failure(names: string[], cause: Said): RunError {
     const text = said('rt_package_failed', { count: names.length, names: names.map((n) => `"${n}"`).join(', '), index: this.index.url, cause });
-    const message = tellInEnglish(text);
+    const message = inEnglish(text);
     return { ename: 'PackageLoadError', evalue: message, traceback: `PackageLoadError: ${message}`, said: text };
   }
 }

@@ -164,7 +164,8 @@ export class WorkerSession {
   private ask(password: boolean, turtleWaitMs?: number): WorkerAnswer {
     if (this.runOptions.noInput) return { kind: 'refused', text: this.runOptions.noInput };
     const sink = this.sink;
-    if (!sink) return { kind: 'refused', text: 'input() can only wait for the person while a cell runs.' };
+    // Outside a cell's run nobody can answer: the end of input, as a program run with nothing piped in meets it (CPython's own EOFError).
+    if (!sink) return { kind: 'eof' };
     this.stdout.flush();
     this.stderr.flush();
     const id = requestId();

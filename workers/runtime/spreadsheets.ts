@@ -4,7 +4,8 @@ import * as XLSX from 'xlsx';
 import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
 import { TOKEN, wholeText } from '../../src/lib/workspace/xlsx-text';
 import { sheetNameProblem, writeXlsx, type Special, type XlsxParts } from './xlsx-writer';
-import { said, tellInEnglish, type Said } from '../../src/lib/i18n/said';
+import { said, type Said } from '../../src/lib/i18n/said';
+import { inEnglish } from './english';
 
 /**
  * Largest sheet (rows × columns of its used range) read or written. A sheet this size
@@ -38,7 +39,7 @@ export type WritableBookType = 'xlsx' | 'ods';
 /** Why a workbook cannot be read or written: said for the page (Python passes `said` on), in English as its message. */
 export class SpreadsheetError extends Error {
   constructor(readonly said: Said) {
-    super(tellInEnglish(said));
+    super(inEnglish(said));
     this.name = 'SpreadsheetError';
   }
 }
@@ -220,7 +221,7 @@ export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatc
     if (watch.stopRequested()) throw new ReadStopped();
     if (what === null) return;
     const text = said('rt_py_xl_reading', { file: fileName, what });
-    watch.progress(tellInEnglish(text), text);
+    watch.progress(inEnglish(text), text);
   };
   let large = false;
   const options: XLSX.ParsingOptions = {

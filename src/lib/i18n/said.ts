@@ -10,6 +10,8 @@ import * as english from './paraglide/messages/en.js';
 
 export type MessageKey = keyof Messages;
 type Params<K extends MessageKey> = Parameters<Messages[K]>[0];
+/** Some messages of one language, by key: a whole catalog, or a few of its messages imported by name. */
+export type SomeMessages = { [K in MessageKey]?: (inputs: never) => string };
 /** A parameter's value: words from a person (a name, a path) or another said text, never PyTabs' own words. */
 export type SaidValue = string | number | Said;
 
@@ -30,20 +32,21 @@ export function isSaid(value: unknown): value is Said {
 
 /** The text in the language shown; a said parameter is put in words first. */
 export function tell(text: Said): string {
-  return tellFrom(messages(), text);
+  return tellWith(messages(), text);
 }
 
 /** The text in English, whatever is shown: for an error's message, which logs keep. */
 export function tellInEnglish(text: Said): string {
-  return tellFrom(english as unknown as Messages, text);
+  return tellWith(english as unknown as Messages, text);
 }
 
-function tellFrom(catalog: Messages, text: Said): string {
+/** The text in the words of some messages of one language: a worker tells its few English texts with those alone, not a whole catalog. */
+export function tellWith(catalog: SomeMessages, text: Said): string {
   const fn = catalog[text.key] as ((inputs?: Record<string, string | number>) => string) | undefined;
   // A key that a newer version wrote and this one does not know: its key is still better than nothing.
   if (!fn) return text.key;
   const params: Record<string, string | number> = {};
-  for (const [name, value] of Object.entries(text.params ?? {})) params[name] = typeof value === 'object' ? tellFrom(catalog, value) : value;
+  for (const [name, value] of Object.entries(text.params ?? {})) params[name] = typeof value === 'object' ? tellWith(catalog, value) : value;
   return fn(params);
 }
 

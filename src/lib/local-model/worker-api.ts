@@ -2,6 +2,7 @@
  * The one interface between the page and the local model's worker (workers/model.worker.ts).
  * Both sides import these types, so a mismatch is a compile error.
  */
+import type { Said } from '../i18n/said';
 
 /** Where the GGUF file comes from: a file the person picked, or an address on this app's origin. */
 export type ModelSource = { kind: 'blob'; blob: Blob } | { kind: 'url'; url: string };
@@ -41,16 +42,16 @@ export interface ModelInfo {
   nEmbd: number;
   /** llama.cpp's threads for this model. */
   threads: number;
-  /** Why that many, in words for Settings. */
-  threadsReason: string;
+  /** Why that many, said for Settings. */
+  threadsReason: Said;
   /** Where the model computes: WebGPU, or the CPU (llama.cpp's wasm). */
   backend: 'webgpu' | 'cpu';
-  /** Why there, in words for Settings. */
-  backendReason: string;
+  /** Why there, said for Settings. */
+  backendReason: Said;
   /** llama.cpp's build: the default (JSPI and Memory64), or the compatible one where those are missing (Safari, WebKit). */
   build: 'default' | 'compatible';
-  /** Why the compatible build, in words for Settings ('' for the default). */
-  buildReason: string;
+  /** Why the compatible build, said for Settings (null for the default). */
+  buildReason: Said | null;
   /** Whether the file has a chat template (without one, chat turns cannot be rendered). */
   chatTemplate: boolean;
   /** From the call to load until the model could answer. */

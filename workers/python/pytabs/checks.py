@@ -22,6 +22,7 @@ import types
 from typing import Any, TypedDict
 
 from .executor import remember_source
+from .said import said as said_text, words
 
 # The pseudo-file the check source is compiled as, so tracebacks name it.
 CHECKS_FILE = '<checks>'
@@ -75,7 +76,7 @@ class CutWriter(io.TextIOBase):
 
     def text(self) -> str:
         """What was kept, with a line saying where it was cut."""
-        return f'{self.kept()}\n… output cut at {self._limit} characters' if self.cut else self.kept()
+        return f"{self.kept()}\n{words(said_text('rt_py_output_cut', count=self._limit))}" if self.cut else self.kept()
 
 
 def copy_namespace(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypedDict
 from .display import preview, type_name
 from .executor import remember_source
 from .replay import How, Statement, bindings, bound_names, replay_statements
+from .said import said, said_of, words
 
 Kind = Literal['pickle', 'replay', 'none']
 
@@ -65,16 +66,17 @@ _IMMUTABLE_CHECK_BUDGET = 10_000
 _KEEP_PICKLE_BYTES = 64 * 1024
 
 _REPLAY_REASONS: dict[How, str] = {
-    'import': 'restored by re-running its import',
-    'definition': 'restored by re-running its definition',
+    'import': 'rt_py_keep_by_import',
+    'definition': 'rt_py_keep_by_definition',
 }
 
 # Why a pickle failed, recognised from what pickle reports; checked in order.
-_LAMBDA = 'lambdas cannot be pickled (a function made with a top-level def can be kept)'
-_LOCAL = 'functions and classes defined inside another function cannot be pickled'
-_GENERATOR = 'generators and coroutines cannot be pickled'
-_FILE = 'open files cannot be pickled (open the file again after a reload)'
-_MODULE = 'modules are only kept when bound by a top-level import statement'
+# (Catalog keys: a reason is put in the words of the language the session started in.)
+_LAMBDA = 'rt_py_keep_lambda'
+_LOCAL = 'rt_py_keep_local'
+_GENERATOR = 'rt_py_keep_generator'
+_FILE = 'rt_py_keep_file'
+_MODULE = 'rt_py_keep_module'
 _PICKLE_ERRORS = (
     (re.compile(r"<function <lambda>"), _LAMBDA),
     (re.compile(r'local object'), _LOCAL),
@@ -204,7 +206,7 @@ class VariableState:
         """How value would be kept, before limits; with its pickle when it had to be made."""
         replayed = self._replayed.get(name)
         if replayed is not None and replayed[0] is value:
-            reason = _REPLAY_REASONS[replayed[1]]
+            reason = words(said(_REPLAY_REASONS[replayed[1]]))
             return _Record('replay', type_name(value), _sizeof(value), persisted=True, reason=reason), None
         if previous is not None and previous.hash is not None and previous.anchor is value:
             return replace(previous, kind='pickle', persisted=False, reason=None), None
@@ -215,11 +217,7 @@ class VariableState:
             return _Record('none', type_name(value), _sizeof(value), reason=reason, anchor=value), None
         lost = sorted(main_refs - self._definitions)
         if lost:
-            names = ', '.join(f"'{ref}'" for ref in lost)
-            reason = (
-                f'{names} {"is" if len(lost) == 1 else "are"} not re-created on restore: only top-level '
-                'def and class statements of runs without errors are replayed'
-            )
+            reason = words(said('rt_py_keep_needs', names=', '.join(f"'{ref}'" for ref in lost)))
             return _Record('none', type_name(value), len(data), reason=reason, anchor=value), None
         if previous is not None and previous.pickled is not None and previous.pickled == data:
             # Byte for byte the pickle storage holds: its digest still names it.
@@ -310,7 +308,7 @@ class VariableState:
             if replayed is not None and self._namespace.get(name, _NOTHING) is replayed[0]:
                 return self._assess(name, replayed[0], None)[0], True
             if name not in unreplayed:
-                failed.append({'name': name, 'reason': 'the import or definition that made it did not run again'})
+                failed.append({'name': name, 'reason': words(said('rt_py_keep_not_rerun'))})
             return None, False
         # Storage describes it but has no data: the next changes find it gone and delete it.
         record = _Record('none', str(meta.get('type', '')), int(meta.get('sizeBytes') or 0), reason=meta.get('reason'))
@@ -342,13 +340,13 @@ class VariableState:
         for name in names:
             data = pickles.get(name)
             if data is None:
-                failures[name] = 'its stored pickle is missing'
+                failures[name] = words(said('rt_py_keep_pickle_missing'))
                 continue
             buffer = _as_buffer(data)
             try:
                 self._namespace[name] = pickle.loads(buffer)
             except Exception as exc:
-                failures[name] = f'its stored pickle could not be loaded: {type(exc).__name__}: {exc}'
+                failures[name] = words(said('rt_py_keep_pickle_unloadable', error=f'{type(exc).__name__}: {exc}'))
             else:
                 if len(buffer) >= _KEEP_PICKLE_BYTES:
                     # A copy out of the JS array: a memcpy, cheaper than hashing it on the next run.
@@ -395,13 +393,12 @@ def _apply_limits(record: _Record, kept_bytes: int, variable_limit: int, session
     """Decides whether a pickled value is kept; returns the session's kept bytes after it."""
     if record.size > variable_limit:
         record.kind, record.persisted = 'none', False
-        record.reason = f'{format_size(record.size)} is over the {format_size(variable_limit)} per-variable limit'
+        record.reason = words(said('rt_py_keep_over_variable', size=format_size(record.size), limit=format_size(variable_limit)))
         return kept_bytes
     if kept_bytes + record.size > session_limit:
         record.kind, record.persisted = 'none', False
-        record.reason = (
-            f'{format_size(record.size)} would take the session over its {format_size(session_limit)} limit '
-            f'({format_size(kept_bytes)} already kept by other variables)'
+        record.reason = words(
+            said('rt_py_keep_over_session', size=format_size(record.size), limit=format_size(session_limit), kept=format_size(kept_bytes))
         )
         return kept_bytes
     record.kind, record.persisted, record.reason = 'pickle', True, None
@@ -426,21 +423,20 @@ def _entry(name: str, value: object, record: _Record, data: bytes | None) -> Ent
 def _unpicklable_reason(value: object, exc: Exception) -> str:
     """A sentence saying why value cannot be pickled, and where in it the culprit sits."""
     if isinstance(value, types.FunctionType) and value.__name__ == '<lambda>':
-        return _LAMBDA
+        return words(said(_LAMBDA))
     if isinstance(value, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
-        return _GENERATOR
+        return words(said(_GENERATOR))
     if isinstance(value, io.IOBase):
-        return _FILE
+        return words(said(_FILE))
     if isinstance(value, types.ModuleType):
-        return _MODULE
+        return words(said(_MODULE))
     message = str(exc)
-    reason = next(
-        (sentence for pattern, sentence in _PICKLE_ERRORS if pattern.search(message)),
-        f'it cannot be pickled: {message}',
-    )
+    key = next((key for pattern, key in _PICKLE_ERRORS if pattern.search(message)), None)
+    # An object of PyTabs' own that refuses pickling (a turtle) says why in a said text.
+    reason = said(key) if key else said('rt_py_keep_cannot_pickle', error=said_of(exc) or message)
     # pickle notes each container it was inside, innermost first.
     path = [note.removeprefix('when serializing ') for note in reversed(getattr(exc, '__notes__', []))]
-    return f'{reason} (found in {", ".join(path)})' if path else reason
+    return words(said('rt_py_keep_found_in', reason=reason, path=', '.join(path)) if path else reason)
 
 
 def _is_deeply_immutable(value: object) -> bool:

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from .said import said, words
 from .turtle_picture import flush_all as flush_turtle_pictures
 
 
@@ -62,7 +63,7 @@ class PersonStdin(io.TextIOBase):
 
     def fileno(self) -> int:
         # Raising keeps input() off its terminal path, which would read file descriptor 0.
-        raise io.UnsupportedOperation('stdin has no file descriptor here: each line is asked of the person')
+        raise io.UnsupportedOperation('fileno')  # CPython's words (an io.StringIO says the same)
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
         if size == 0:
@@ -114,9 +115,10 @@ def _line(answer: Answer) -> str | None:
 
 
 def _getpass_with(ask: Ask) -> Callable[..., str]:
-    def ask_password(prompt: str = 'Password: ', stream: object = None) -> str:
+    def ask_password(prompt: str | None = None, stream: object = None) -> str:
         """Asks for a line in a masked field; the answer is never written to the output."""
-        sys.stdout.write(prompt)
+        # PyTabs' own default prompt (CPython's is 'Password: '), in the session's language.
+        sys.stdout.write(words(said('rt_py_password_prompt')) if prompt is None else prompt)
         sys.stdout.flush()
         line = _line(ask(True, None))
         if line is None:

@@ -42,8 +42,6 @@ __all__ = [
 # fractions are taken of this one.
 _SCREEN_SIZE = (1280, 800)
 _DEFAULT_FONT = ('Arial', 8, 'normal')
-# Why a session does not keep turtles and screens across a reload (pickling one would copy its whole drawing).
-_NOT_KEPT = 'a turtle and its screen are not kept across a reload; the picture stays in the reply'
 _SPEEDS = {'fastest': 0, 'fast': 10, 'normal': 6, 'slow': 3, 'slowest': 1}
 
 
@@ -601,7 +599,8 @@ class TurtleScreen:
             turtle._send_sprite()
 
     def __reduce_ex__(self, protocol: object) -> Any:
-        raise TypeError(_NOT_KEPT)
+        # Pickling one would copy its whole drawing: a session keeps no turtle or screen across a reload.
+        raise error(TypeError, said('rt_py_turtle_not_kept'))
 
 
 class _Screen(TurtleScreen):
@@ -1491,7 +1490,8 @@ class RawTurtle:
     # -- the rest of the API -----------------------------------------------------------------
 
     def __reduce_ex__(self, protocol: object) -> Any:
-        raise TypeError(_NOT_KEPT)
+        # Pickling one would copy its whole drawing: a session keeps no turtle or screen across a reload.
+        raise error(TypeError, said('rt_py_turtle_not_kept'))
 
     def getscreen(self) -> TurtleScreen:
         return self.screen
