@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
 import { pseudoText } from '../../scripts/pseudo-locales.mjs';
-import { FIRST_RUN, firstSessionId, openApp } from './app';
+import { deflateSync } from 'fflate';
+import { startMockServer } from '../mock-openai/server';
+import { chooseZips, downloaded, FIRST_RUN, firstSessionId, openApp, region } from './app';
 import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
 
 // The main journeys in the pseudo-language (issue 43): every text PyTabs shows is marked ⟦…⟧ and
@@ -9,27 +11,28 @@ import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
 // phone (390 × 844) and an iPad upright (768 × 1024), as small-screens.spec.ts lays them out;
 // then Arabic, right to left, on a phone and a laptop (1280 × 800).
 
-const ENGLISH = JSON.parse(readFileSync(new URL('../../messages/en.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-const ARABIC = JSON.parse(readFileSync(new URL('../../messages/ar.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const catalog = (locale: string) => JSON.parse(readFileSync(new URL(`../../messages/${locale}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const CATALOGS = { 'en-XA': catalog('en'), ar: catalog('ar') };
+type Say = (key: string, params?: Record<string, string | number>) => string;
 
-/** The pseudo-language's text of a catalog key, its parameters filled in: what a test finds a control by. */
-function ps(key: string, params: Record<string, string | number> = {}): string {
-  const text = ENGLISH[key];
-  if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
-  return pseudoText(text).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+/**
+ * The text of a catalog key in `locale` (the pseudo-language is made from English), its
+ * parameters filled in: what a test finds a control by.
+ */
+function say(locale: keyof typeof CATALOGS): Say {
+  return (key, params = {}) => {
+    const text = CATALOGS[locale][key];
+    if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
+    return (locale === 'en-XA' ? pseudoText(text) : text).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+  };
 }
-
-/** Arabic's text of a catalog key, its parameters filled in. */
-function ar(key: string, params: Record<string, string | number> = {}): string {
-  const text = ARABIC[key];
-  if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
-}
+const ps = say('en-XA');
+const ar = say('ar');
 
 /** Types a message in the composer and presses Send, finding both by their names in the language shown. */
-async function sendIn(page: Page, say: typeof ps, code: string): Promise<void> {
-  await page.getByRole('textbox', { name: say('chat_editor_label') }).fill(code);
-  await page.getByRole('button', { name: say('chat_send'), exact: true }).click();
+async function sendIn(page: Page, t: Say, code: string): Promise<void> {
+  await page.getByRole('textbox', { name: t('chat_editor_label') }).fill(code);
+  await page.getByRole('button', { name: t('chat_send'), exact: true }).click();
 }
 
 /** Opens the app in `locale` (as Settings → Language keeps it) with its first session up. */
@@ -61,6 +64,35 @@ const PEOPLE = [
   'time',
 ].join(',');
 
+/** The model's words in an Ask round: as written, in any language (the questions asked have no words, so all else is checked). */
+const ASKED = `${PEOPLE},.markdown`;
+
+/** Opens Settings and points the assistant at `model` of the mock server, finding every control by its pseudo-language name. */
+async function useModel(page: Page, baseUrl: string, model: string): Promise<void> {
+  await page.getByRole('button', { name: ps('settings_title') }).click();
+  const settings = page.getByRole('dialog', { name: ps('settings_title') });
+  await settings.getByRole('textbox', { name: ps('chat_base_url'), exact: true }).fill(baseUrl);
+  await settings.getByRole('textbox', { name: ps('chat_model'), exact: true }).fill(model);
+  await settings.getByRole('button', { name: ps('settings_save') }).click();
+  await expect(settings).toBeHidden();
+}
+
+/** An embed's address, as the Embed dialog writes one: its options, then the session deflated. */
+function embedAddress(params: string, session: unknown): string {
+  return `#/embed?${params}&v=1&z=${Buffer.from(deflateSync(new TextEncoder().encode(JSON.stringify(session)))).toString('base64url')}`;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The checks of every step: no unmarked text in `scope` (less `skip`), nothing off the screen, axe clean. */
+function checker(page: Page, width: number) {
+  return async (when: string, scope = page.locator('body'), skip = PEOPLE): Promise<void> => {
+    expect({ when, left: await unmarked(scope, skip) }).toEqual({ when, left: [] });
+    await expectNoOverflow(page, width, when);
+    await expectAxeClean(page, when);
+  };
+}
+
 for (const size of [
   { width: 390, height: 844 },
   { width: 768, height: 1024 },
@@ -70,11 +102,7 @@ for (const size of [
 
     test('a session, its files and variables, Settings, share and erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
       await openIn(page, 'en-XA');
-      const check = async (when: string, scope = page.locator('body'), skip = PEOPLE) => {
-        expect({ when, left: await unmarked(scope, skip) }).toEqual({ when, left: [] });
-        await expectNoOverflow(page, size.width, when);
-        await expectAxeClean(page, when);
-      };
+      const check = checker(page, size.width);
 
       // A session with a file and a variable.
       await sendIn(page, ps, "open('notes.txt', 'w').write('hello')\ntotal = 6");
@@ -106,6 +134,123 @@ for (const size of [
       const erase = page.getByRole('dialog', { name: ps('data_erase_title') });
       await expect(erase).toBeVisible();
       await check('Erase all data?', erase);
+    });
+
+    test('Ask: a round against the mock model with what was sent, a stopped one and one cut off: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      const server = await startMockServer();
+      try {
+        await openIn(page, 'en-XA');
+        const check = checker(page, size.width);
+        const chat = page.locator('section.chat');
+        await useModel(page, server.baseUrl, 'split-tool');
+        await page.getByRole('radiogroup', { name: ps('chat_mode') }).getByRole('radio', { name: ps('chat_mode_ask') }).check();
+        await check('the composer in Ask mode', chat, ASKED);
+
+        // A round: the model runs code through its tool, then answers; what was sent is shown.
+        await sendIn(page, ps, '0 + 1 + … + 9 = ?');
+        const first = page.getByRole('group', { name: ps('chat_reply_to', { seq: 1 }) });
+        await expect(first.getByRole('group', { name: ps('chat_code_n', { n: 1 }) })).toContainText('total is 45', FIRST_RUN);
+        await expect(first).toContainText('Answer: total is 45');
+        await first.getByRole('button', { name: ps('chat_what_was_sent') }).click();
+        await expect(page.getByRole('region', { name: ps('chat_what_was_sent_with', { seq: 1 }) })).toBeVisible();
+        await check('an Ask round and what was sent', chat, ASKED);
+
+        // Stop, while the model streams its answer.
+        await useModel(page, server.baseUrl, 'slow-text');
+        await sendIn(page, ps, '?');
+        const second = page.getByRole('group', { name: ps('chat_reply_to', { seq: 2 }) });
+        await expect(second).toContainText('Thinking');
+        await page.getByRole('button', { name: ps('chat_stop'), exact: true }).click();
+        await expect(second).toContainText(ps('chat_note_stopped'));
+        await check('an Ask round stopped', chat, ASKED);
+
+        // A reply the connection cut off.
+        await useModel(page, server.baseUrl, 'cut');
+        await sendIn(page, ps, '?');
+        const third = page.getByRole('group', { name: ps('chat_reply_to', { seq: 3 }) });
+        await expect(third).toContainText(ps('chat_err_cut', { detail: '\u0000' }).split('\u0000')[0]);
+        await check('an Ask round cut off', chat, ASKED);
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('an assignment with a check and a case, worked, handed in and graded: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      test.setTimeout(300_000);
+      const teacher = await openIn(page, 'en-XA');
+      const check = checker(page, size.width);
+
+      // The teacher writes the assignment: a check, and a case with an input and its output.
+      await page.getByRole('button', { name: ps('actions_menu') }).click();
+      await page.getByRole('menuitem', { name: ps('actions_save_assignment') }).click();
+      const dialog = page.getByRole('dialog', { name: ps('asg_save_title') });
+      await dialog.getByRole('textbox', { name: ps('asg_title_label') }).fill('Doubles');
+      await dialog.getByRole('textbox', { name: ps('asg_instructions_label') }).fill('`double(n)`, `input()`');
+      await dialog.getByRole('textbox', { name: ps('asg_checks_label', { def: 'def check_…():' }) }).fill("def check_double():\n    assert double(2) == 4, 'double(2) == 4'\n");
+      await dialog.getByRole('button', { name: ps('asg_add_case') }).click();
+      await dialog.getByRole('textbox', { name: ps('asg_case_input', { n: 1 }) }).fill('21\n');
+      await dialog.getByRole('textbox', { name: ps('asg_case_expected', { n: 1 }) }).fill('42\n');
+      await check('Save as assignment', dialog, `${PEOPLE},textarea,input[type=text]`);
+      const { data: assignment } = await downloaded(page, () => dialog.getByRole('button', { name: ps('asg_save_assignment') }).click());
+      await expect(dialog).toBeHidden();
+
+      // A student works it in a session of their own and hands it in.
+      const student = await page.evaluate(async (data) => {
+        const file = { name: 'Doubles.pytabs.zip', data: new Uint8Array(data) };
+        return (await window.pytabsLib!.importSession(window.pytabs!, file)).sessionId;
+      }, Array.from(assignment));
+      // Its address opens it once the page has heard of it (on a busy machine, not at once).
+      const panel = region(page, ps('asg_heading', { title: 'Doubles' }));
+      await expect(async () => {
+        await page.goto(`/#/s/${student}`);
+        await expect(panel.getByRole('button', { name: ps('asg_hand_in') })).toBeVisible({ timeout: 2_000 });
+      }).toPass({ timeout: 30_000 });
+      await sendIn(page, ps, 'def double(n):\n    return 2 * n\n\nprint(double(int(input())))');
+      await page.getByRole('textbox', { name: new RegExp(`^${escapeRegExp(ps('chat_input_for', { name: '\u0000' }).split('\u0000')[0])}`) }).fill('5');
+      await page.keyboard.press('Enter');
+      await expect(page.getByRole('group', { name: ps('chat_reply_to', { seq: 1 }) })).toContainText('10', FIRST_RUN);
+      await panel.getByRole('button', { name: ps('asg_check_my_work') }).click();
+      await expect(panel.getByRole('status')).toHaveText(ps('asg_points_here', { earned: 2, points: 2 }), FIRST_RUN);
+      await check('the assignment worked and checked', panel);
+      await panel.getByRole('button', { name: ps('asg_hand_in') }).click();
+      const handing = page.getByRole('dialog', { name: ps('asg_hand_in') });
+      await handing.getByRole('textbox', { name: ps('asg_your_name') }).fill('Lou');
+      await check('Hand in', handing, `${PEOPLE},input[type=text]`);
+      const { data: handIn } = await downloaded(page, () => handing.getByRole('button', { name: ps('asg_save_hand_in') }).click());
+      await expect(handing).toBeHidden();
+
+      // The teacher grades it.
+      await page.goto(`/#/s/${teacher}`);
+      const grading = region(page, ps('asg_heading', { title: 'Doubles' }));
+      await expect(grading.getByRole('button', { name: ps('asg_grade_submissions') })).toBeVisible();
+      await chooseZips(page, ps('asg_grade_submissions'), [{ name: 'Doubles-Lou.pytabs.zip', data: handIn }]);
+      await expect(grading.getByText(ps('asg_graded_of', { done: 1, total: 1 }))).toBeVisible({ timeout: 180_000 });
+      const row = grading.getByRole('table', { name: ps('asg_grades_caption') }).getByRole('row').nth(1);
+      await expect(row.getByRole('rowheader')).toHaveText('Lou');
+      await check('the grades table', grading, `${PEOPLE},tbody th`);
+    });
+
+    test('the embed in the pseudo-language: a run and a run stopped at the time limit: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      // The time limit is the app's setting, which an embed of the app's own origin shares.
+      await openApp(page);
+      await page.evaluate(() => window.pytabs!.updateSettings({ runTimeoutSeconds: 3 }));
+      await page.goto('about:blank');
+      await page.goto(`/${embedAddress('id=journey&vars=1&lang=en-XA', { name: 'Mean', cells: ['scores = [70, 85, 92]\nprint(sum(scores) / len(scores))'], files: [] })}`);
+      await expect(page.locator('html')).toHaveAttribute('lang', 'en-XA');
+      const check = checker(page, size.width);
+      const embed = page.locator('main.embed');
+      await expect(page.getByRole('textbox', { name: ps('rt_embed_code') })).toBeVisible();
+      await check('an embed before its run', embed);
+
+      await page.getByRole('button', { name: ps('rt_embed_run'), exact: true }).click();
+      const output = page.getByRole('region', { name: ps('rt_embed_output') });
+      await expect(output).toContainText('82.33333333333333', FIRST_RUN);
+      await check('an embed after its run', embed);
+
+      await page.getByRole('textbox', { name: ps('rt_embed_code') }).fill('while True:\n    pass');
+      await page.getByRole('button', { name: ps('rt_embed_run'), exact: true }).click();
+      await expect(output).toContainText(ps('rt_time_limit', { s: 3 }), { timeout: 30_000 });
+      await check('an embed stopped at the time limit', embed);
     });
   });
 }

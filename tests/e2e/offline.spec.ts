@@ -209,6 +209,22 @@ test("the site's default language (site.json) holds offline: the service worker 
   await expect(page.getByRole('button', { name: 'Alle Sitzungen' })).toBeVisible();
 });
 
+test('a language chosen in Settings while offline comes from the kept app, and holds across an offline reload', async ({ page, context }) => {
+  await openAt(page, host.url);
+  await firstRun(page);
+  await untilOfflineReady(page);
+  await cutNetwork(context, host);
+  // Chosen with the network cut: its messages must come from what the service worker kept.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('combobox', { name: 'Language' }).selectOption('uk');
+  await expect(page.getByRole('dialog', { name: 'Налаштування' })).toBeVisible();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'uk');
+  await page.reload();
+  await untilAppOpen(page);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'uk');
+  await expect(page.getByRole('button', { name: 'Усі сеанси' })).toBeVisible();
+});
+
 test('a package loaded online loads offline; never loaded, offline, it fails with an error naming it', async ({ page, context }) => {
   const index = await new TestPackageIndex().start();
   index.publish('pytabs_kept', "VALUE = 'kept from the first use'\n");

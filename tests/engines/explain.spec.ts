@@ -14,14 +14,7 @@ test('a NameError is explained with the name meant and its line marked, then in 
   await person.expectText({ role: 'article', name: 'Message 1' }, 'Error on line 4: print(totl)');
   expect(await person.page.evaluate(() => document.querySelector('article mark')?.textContent)).toBe('Error on line 4: print(totl)');
 
-  await person.click({ role: 'button', name: 'Settings' });
-  await person.find({ role: 'combobox', name: 'Language', within: { role: 'dialog', name: 'Settings' } });
-  // A pick in the select, as the browser reports one: its value, then a change event.
-  await person.page.evaluate(() => {
-    const select = document.getElementById('set-language') as HTMLSelectElement;
-    select.value = 'fr';
-    select.dispatchEvent(new Event('change', { bubbles: true }));
-  });
+  await person.chooseLanguage('fr');
   await person.click({ role: 'button', name: 'Annuler' });
   await person.expectText({ role: 'group', name: 'Ce qui ne va pas, en mots simples' }, 'Python ne connaît pas le nom totl. Voulais-tu dire total ?');
   await person.expectText({ role: 'article', namePrefix: 'Message 1' }, 'Erreur à la ligne 4 : print(totl)');

@@ -5,14 +5,7 @@ import { test, expect } from './fixtures';
 
 test('French from Settings → Language applies in place and is kept across a reload', { tag: '@any-host' }, async ({ person, host }) => {
   await person.open(host.url);
-  await person.click({ role: 'button', name: 'Settings' });
-  await person.find({ role: 'combobox', name: 'Language', within: { role: 'dialog', name: 'Settings' } });
-  // A pick in the select, as the browser reports one: its value, then a change event.
-  await person.page.evaluate(() => {
-    const select = document.getElementById('set-language') as HTMLSelectElement;
-    select.value = 'fr';
-    select.dispatchEvent(new Event('change', { bubbles: true }));
-  });
+  await person.chooseLanguage('fr');
   await person.find({ role: 'combobox', name: 'Langue', within: { role: 'dialog', name: 'Réglages' } });
   await person.find({ role: 'button', name: 'Enregistrer les réglages' });
   expect(await person.page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(['fr', 'ltr']);

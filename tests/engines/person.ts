@@ -154,6 +154,21 @@ export class Person {
     else await field.type(text);
   }
 
+  /**
+   * Chooses a language in Settings → Language, as a person does, and leaves Settings open (in
+   * the language chosen). Settings is found by its English names: call it from an English page.
+   */
+  async chooseLanguage(locale: string): Promise<void> {
+    await this.click({ role: 'button', name: 'Settings' });
+    await this.find({ role: 'combobox', name: 'Language', within: { role: 'dialog', name: 'Settings' } });
+    // A pick in the select, as the browser reports one: its value, then a change event.
+    await this.page.evaluate((locale) => {
+      const select = document.getElementById('set-language') as HTMLSelectElement;
+      select.value = locale;
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+    }, locale);
+  }
+
   /** Types a message in the composer and presses Send. */
   async send(code: string): Promise<void> {
     await this.fill({ role: 'textbox', name: 'Message' }, code);
