@@ -116,7 +116,7 @@ for (const size of [
       await page.getByRole('button', { name: ps('settings_title') }).click();
       const settings = page.getByRole('dialog', { name: ps('settings_title') });
       await expect(settings).toBeVisible();
-      await check('Settings', settings, `${PEOPLE},section[aria-labelledby="assistant-title"],.browser-paths`);
+      await check('Settings', settings, `${PEOPLE},section[aria-labelledby="assistant-title"]`);
       await settings.getByRole('button', { name: ps('common_cancel') }).click();
 
       // Share, from the session's actions.
