@@ -1,8 +1,7 @@
-import { SaidError, said, type Said } from './i18n/said';
-import { quoteName } from './quote-name';
+import { SaidError, type Said } from './i18n/said';
+import { existingPathProblem, newPathProblem } from './path-rules';
 
-/** The longest workspace path accepted, in characters. */
-export const MAX_PATH_LENGTH = 255;
+export { MAX_PATH_LENGTH } from './path-rules';
 
 /** A name refused as a workspace path; it says why in the reader's language (errorText). */
 export class InvalidPathError extends SaidError {
@@ -12,40 +11,16 @@ export class InvalidPathError extends SaidError {
   }
 }
 
-/**
- * Checks a workspace-relative path and returns it normalised ('a/b.csv').
- * Rejects anything that could leave the workspace or confuse a file system or a page.
- */
+/** Checks a workspace-relative path for a new file and returns it ('a/b.csv'); see newPathProblem. */
 export function validateWorkspacePath(raw: string): string {
-  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError(said('lib_path_empty'));
-  if (raw.length > MAX_PATH_LENGTH) {
-    throw new InvalidPathError(said('lib_path_too_long', { max: MAX_PATH_LENGTH, length: raw.length }));
-  }
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new InvalidPathError(said('lib_path_control'));
-  if (raw.includes('\\')) throw new InvalidPathError(said('lib_path_backslash'));
-  if (raw.startsWith('/')) throw new InvalidPathError(said('lib_path_absolute', { name: quoteName(raw) }));
-  const parts = raw.split('/');
-  for (const part of parts) {
-    if (part === '..') throw new InvalidPathError(said('lib_path_leaves', { name: quoteName(raw) }));
-    if (part === '' || part === '.') throw new InvalidPathError(said('lib_path_empty_segment', { name: quoteName(raw) }));
-    if (/[<>:"|?*]/.test(part)) throw new InvalidPathError(said('lib_path_bad_char', { name: quoteName(raw) }));
-  }
-  return parts.join('/');
+  const problem = newPathProblem(raw);
+  if (problem) throw new InvalidPathError(problem);
+  return raw;
 }
 
-/**
- * Checks the name of a file that is already in the workspace (read, delete, rename from).
- * Python may have written names that new names may not have (`<`, `?`, a backslash), so
- * only what could leave the workspace is refused: the lookup is by exact key.
- */
+/** Checks the name of a file already in the workspace and returns it; see existingPathProblem. */
 export function validateExistingPath(raw: string): string {
-  if (typeof raw !== 'string' || raw.length === 0) throw new InvalidPathError(said('lib_path_empty'));
-  if (raw.includes('\u0000')) throw new InvalidPathError(said('lib_path_nul'));
-  if (raw.startsWith('/')) throw new InvalidPathError(said('lib_path_absolute', { name: quoteName(raw) }));
-  for (const part of raw.split('/')) {
-    if (part === '..') throw new InvalidPathError(said('lib_path_leaves', { name: quoteName(raw) }));
-    if (part === '' || part === '.') throw new InvalidPathError(said('lib_path_empty_segment', { name: quoteName(raw) }));
-  }
+  const problem = existingPathProblem(raw);
+  if (problem) throw new InvalidPathError(problem);
   return raw;
 }

@@ -1,13 +1,50 @@
 import { tellWith, type Said } from '../../src/lib/i18n/said';
 import { ENGLISH_PYTHON } from '../../src/lib/i18n/python';
-import { rt_package_download_failed, rt_package_failed, rt_package_not_installed, rt_package_offline, rt_package_unreachable } from '../../src/lib/i18n/paraglide/messages/en.js';
+import {
+  libb_file_exists,
+  libb_no_file,
+  lib_path_absolute,
+  lib_path_backslash,
+  lib_path_bad_char,
+  lib_path_control,
+  lib_path_empty,
+  lib_path_empty_segment,
+  lib_path_leaves,
+  lib_path_nul,
+  lib_path_too_long,
+  rt_package_download_failed,
+  rt_package_failed,
+  rt_package_not_installed,
+  rt_package_offline,
+  rt_package_unreachable,
+} from '../../src/lib/i18n/paraglide/messages/en.js';
 
 // The messages below by name: the worker bundles these, not the whole English catalog.
-const ENGLISH = { ...ENGLISH_PYTHON, rt_package_download_failed, rt_package_failed, rt_package_not_installed, rt_package_offline, rt_package_unreachable };
+const ENGLISH = {
+  ...ENGLISH_PYTHON,
+  rt_package_download_failed,
+  rt_package_failed,
+  rt_package_not_installed,
+  rt_package_offline,
+  rt_package_unreachable,
+  // A file refused here (the page checks first, so these are rarely seen; only a message crosses).
+  lib_path_absolute,
+  lib_path_backslash,
+  lib_path_bad_char,
+  lib_path_control,
+  lib_path_empty,
+  lib_path_empty_segment,
+  lib_path_leaves,
+  lib_path_nul,
+  lib_path_too_long,
+  libb_file_exists,
+  libb_no_file,
+};
 
 /**
  * A text of this worker in English, where the API has words beside the said text the page
- * tells (a reading step's status text, a package failure's evalue, as a page error's is).
+ * tells (a reading step's status text, a package failure's evalue, as a page error's is), and
+ * an error's message, the only part of it that crosses to the page.
  */
 export function inEnglish(text: Said): string {
   return tellWith(ENGLISH, text);

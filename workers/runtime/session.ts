@@ -2,7 +2,7 @@ import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
 import type { SessionChange } from '../../src/lib/storage/commit';
 import type { SessionStore, StoredSession } from '../../src/lib/storage/session-store';
-import { validateExistingPath, validateWorkspacePath } from '../../src/lib/paths';
+import { existingPathProblem, newPathProblem } from '../../src/lib/path-rules';
 import type {
   CodeFlag,
   CheckOutcome,
@@ -28,6 +28,7 @@ import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
+import { inEnglish } from './english';
 
 /** How a program run can end, as pytabs.programs.run_program says it. */
 const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
@@ -36,6 +37,13 @@ const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
 
 /** A check or a case refused because the hand-in's code changed what it runs on (said: the page words it). */
+/** `raw` when `problem` finds nothing, else an error in English: only its message crosses to the page. */
+function checkedPath(raw: string, problem: (raw: string) => Said | null): string {
+  const found = problem(raw);
+  if (found) throw new Error(inEnglish(found));
+  return raw;
+}
+
 function tamperedText(changed: string[]): Said {
   const names = changed.slice(0, 5).join(', ');
   const why: Said = changed.length > 5 ? { key: 'asg_changed_machinery_more', params: { names, count: changed.length - 5 } } : { key: 'asg_changed_machinery', params: { names } };
@@ -445,23 +453,23 @@ export class WorkerSession {
   }
 
   async writeFile(rawPath: string, data: Uint8Array): Promise<void> {
-    const path = validateWorkspacePath(rawPath);
+    const path = checkedPath(rawPath, newPathProblem);
     this.writeToFs(path, data);
     await this.commitFiles({ put: [{ path, data, modifiedAt: Date.now() }] });
   }
 
   async deleteFile(rawPath: string): Promise<void> {
-    const path = validateExistingPath(rawPath);
-    if (!this.known.has(path)) throw new Error(`No file named ${quoteName(path)} in this session.`);
+    const path = checkedPath(rawPath, existingPathProblem);
+    if (!this.known.has(path)) throw new Error(inEnglish(said('libb_no_file', { name: quoteName(path) })));
     this.pyodide.FS.unlink(`${WORKSPACE}/${path}`);
     await this.commitFiles({ delete: [path] });
   }
 
   async renameFile(rawFrom: string, rawTo: string): Promise<void> {
-    const from = validateExistingPath(rawFrom);
-    const to = validateWorkspacePath(rawTo);
-    if (!this.known.has(from)) throw new Error(`No file named "${from}" in this session.`);
-    if (this.known.has(to)) throw new Error(`A file named "${to}" already exists.`);
+    const from = checkedPath(rawFrom, existingPathProblem);
+    const to = checkedPath(rawTo, newPathProblem);
+    if (!this.known.has(from)) throw new Error(inEnglish(said('libb_no_file', { name: quoteName(from) })));
+    if (this.known.has(to)) throw new Error(inEnglish(said('libb_file_exists', { name: quoteName(to) })));
     const data = this.pyodide.FS.readFile(`${WORKSPACE}/${from}`);
     this.writeToFs(to, data);
     this.pyodide.FS.unlink(`${WORKSPACE}/${from}`);
