@@ -1,4 +1,3 @@
-import { said, SaidError } from '../i18n/said';
 import type { IDBPTransaction } from 'idb';
 import { sessionRange, type PyTabsDB, type PyTabsSchema, type SessionRecord, type VariableRecord } from './db';
 
@@ -84,7 +83,9 @@ async function writeChange(tx: CommitTx, sessionId: string, change: SessionChang
   const replay = tx.objectStore('replay');
 
   const record = await sessions.get(sessionId);
-  if (!record) throw new SaidError(said('libb_no_session', { id: sessionId }));
+  // internal: a commit to a session erased meanwhile, which the page checks before; the session
+  // worker commits too, and a said error's English wording would bring it the whole catalog.
+  if (!record) throw new Error(`No session with id ${sessionId}`);
   const writes: Promise<unknown>[] = [];
   // Each request is observed at once: if a later one throws, the abort rejects the earlier ones.
   const track = (...requests: Promise<unknown>[]) => {
