@@ -12,6 +12,8 @@ import {
   lib_path_leaves,
   lib_path_nul,
   lib_path_too_long,
+  rt_index_other_abi,
+  rt_index_unreadable,
   rt_package_download_failed,
   rt_package_failed,
   rt_package_not_installed,
@@ -27,6 +29,9 @@ const ENGLISH = {
   rt_package_not_installed,
   rt_package_offline,
   rt_package_unreachable,
+  // Why a package index was not used, inside a package failure's evalue.
+  rt_index_other_abi,
+  rt_index_unreadable,
   // A file refused here (the page checks first, so these are rarely seen; only a message crosses).
   lib_path_absolute,
   lib_path_backslash,
