@@ -1,6 +1,6 @@
 import { test, expect, type Page } from '@playwright/test';
 import * as XLSX from 'xlsx';
-import { choose, FIRST_RUN, openApp, region, reply, send } from './app';
+import { choose, FIRST_RUN, firstSessionId, openApp, region, reply, send } from './app';
 
 // What the page shows of a session must be that session's, whatever answers arrive late:
 // each case below is a race a loaded classroom machine hits, made to happen every time by
@@ -17,6 +17,8 @@ function tab(page: Page, name: string) {
 
 /** Creates sessions through the API and reloads, so the tabs list them; returns their ids by name. */
 async function sessionsNamed(page: Page, names: string[]): Promise<Record<string, string>> {
+  // The app's own first session comes first: made before it lists sessions, these would stand in for it.
+  await firstSessionId(page);
   const ids = await page.evaluate(async (names) => {
     const out: Record<string, string> = {};
     for (const name of names) out[name] = (await window.pytabs!.createSession(name)).id;
