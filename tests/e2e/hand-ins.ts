@@ -37,6 +37,21 @@ export const ENDLESS_PROGRAM = "n = int(input())\nwhile n != 0:\n    pass\nprint
 export const ENDLESS_GRADE = ['0', '0', '0', '1', '1'];
 
 /**
+ * Runs in the page (`evaluate`): saves `draft` as an assignment and returns its file's bytes,
+ * the teacher's session deleted (its tab, named by the assignment too, would be the student's
+ * namesake).
+ */
+export async function assignmentFileInPage(draft: unknown): Promise<number[]> {
+  type Lib = { saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { data: Uint8Array } }> };
+  type Api = { createSession: (name: string) => Promise<{ id: string }>; deleteSession: (id: string) => Promise<void> };
+  const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: Api; pytabsLib: Lib };
+  const teacher = await api.createSession('Teacher');
+  const { file } = await lib.saveAsAssignment(api, teacher.id, draft);
+  await api.deleteSession(teacher.id);
+  return Array.from(file.data);
+}
+
+/**
  * Runs in the page (both suites' `evaluate`): saves `draft` as an assignment, works it as a
  * student whose `input()` reads 0, hands `program` in and returns the hand-in's bytes.
  */

@@ -1,6 +1,6 @@
 import { test, expect, type BrowserContext, type Page } from '@playwright/test';
 import { dumpDatabase, FIRST_RUN, firstSessionId, openApp, region, reply, send } from './app';
-import { ONE_CHECK } from './hand-ins';
+import { assignmentFileInPage, ONE_CHECK } from './hand-ins';
 
 // Faults, bad input, concurrency and several tabs, in real Chromium. Each test belongs
 // to a category; the summary at the end counts what passed, and how much saved data
@@ -541,14 +541,7 @@ check('faults survived', 'a crashed worker (os.abort()) restarts its session, wh
   test.setTimeout(240_000);
   await openApp(page);
   // A student's session of a one-check assignment, opened from its file as a student would.
-  const file = await page.evaluate(async (draft) => {
-    const api = window.pytabs!;
-    const teacher = await api.createSession('Teacher');
-    const { file } = await window.pytabsLib!.saveAsAssignment(api, teacher.id, draft);
-    // Only its file is needed; its tab, named by the assignment too, would be the student's namesake.
-    await api.deleteSession(teacher.id);
-    return Array.from(file.data);
-  }, ONE_CHECK);
+  const file = await page.evaluate(assignmentFileInPage, ONE_CHECK);
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Import session' }).click();
   await (await chooser).setFiles([{ name: 'Crash course.pytabs.zip', mimeType: 'application/zip', buffer: Buffer.from(file) }]);

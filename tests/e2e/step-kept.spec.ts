@@ -1,6 +1,6 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import { chooseZips, downloaded, FIRST_RUN, openApp, region, reply, send } from './app';
-import { ONE_CHECK } from './hand-ins';
+import { assignmentFileInPage, ONE_CHECK } from './hand-ins';
 
 // A step-through is kept with its round beyond this browser: exported and imported as a session
 // file, and handed in and opened by the teacher, the round's step view draws again, and any step
@@ -63,13 +63,7 @@ test('a step-through survives Export session and Import session in another brows
 test("a student's step-through survives their hand-in: the teacher who opens it steps through it too", async ({ page, browser }) => {
   test.setTimeout(240_000);
   await openApp(page);
-  const assignment = await page.evaluate(async (draft) => {
-    const api = window.pytabs!;
-    const teacher = await api.createSession('Teacher');
-    const { file } = await window.pytabsLib!.saveAsAssignment(api, teacher.id, draft);
-    await api.deleteSession(teacher.id);
-    return Array.from(file.data);
-  }, ONE_CHECK);
+  const assignment = await page.evaluate(assignmentFileInPage, ONE_CHECK);
   await chooseZips(page, 'Import session', [{ name: 'Crash course.pytabs.zip', data: new Uint8Array(assignment) }]);
   await expect(page.getByRole('heading', { name: 'Crash course', exact: true })).toBeVisible();
   await stepThrough(page, 1);
