@@ -448,7 +448,7 @@ test('an embed whose page allows it (step=1) shows Step through beside Run and t
   await page.goto('about:blank');
   await page.goto(`/${embedHash('id=steps&step=1', program)}`);
   await page.getByRole('button', { name: 'Step through' }).click();
-  const view = page.getByRole('region', { name: 'Output' }).getByRole('group', { name: 'Step-through' });
+  const view = page.getByRole('region', { name: 'Output', exact: true }).getByRole('group', { name: 'Step-through' });
   await expect(view).toBeVisible(FIRST_RUN);
   await view.getByRole('button', { name: 'Last' }).click();
   const frame = view.getByRole('group', { name: '<module>' });
@@ -457,7 +457,7 @@ test('an embed whose page allows it (step=1) shows Step through beside Run and t
   await expect(view.getByRole('status')).toHaveText('Line 3: list #1 now holds 1, 2, 3');
   // Run still runs without recording, and the step view goes with the round it belonged to.
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await expect(page.getByRole('region', { name: 'Output' })).toContainText('Done in');
+  await expect(page.getByRole('region', { name: 'Output', exact: true })).toContainText('Done in');
   await expect(view).toHaveCount(0);
   // The step-through is kept with its round: a reader who comes back and steps again finds it drawn.
   await page.getByRole('button', { name: 'Step through' }).click();
