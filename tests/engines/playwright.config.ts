@@ -22,13 +22,14 @@ export default defineConfig<object, Where>({
   outputDir: process.env.PW_OUTPUT_DIR ?? '../../test-results-engines',
   // Chromium keeps its full suite in tests/e2e (on a host with the project's headers), so by
   // default it runs here only what that suite cannot show: a plain host made isolated by the
-  // service worker. A class's round trip (assignments.spec.ts) runs on the plain host, where
+  // service worker, and issue 44's done-when journey (see-it-run.spec.ts), which names all three
+  // engines. A class's round trip (assignments.spec.ts) runs on the plain host, where
   // grading's time limit restarts a worker (behind the headers Firefox interrupts, as Chromium's
   // suite does), to keep CI within its time. ENGINES_ALL=1 runs every journey everywhere.
   // Journeys tagged @any-host (the same paths on either host: a workbook, the assistant,
   // export and import, a shared link) run on the plain host only, for the same reason.
   projects: [
-    ...(EVERYWHERE ? [where('chromium', 'plain'), where('chromium', 'project')] : [{ ...where('chromium', 'plain'), testMatch: 'hosting.spec.ts' }]),
+    ...(EVERYWHERE ? [where('chromium', 'plain'), where('chromium', 'project')] : [{ ...where('chromium', 'plain'), testMatch: ['hosting.spec.ts', 'see-it-run.spec.ts'] }]),
     where('firefox', 'plain'),
     { ...where('firefox', 'project'), ...(EVERYWHERE ? {} : { testIgnore: ['assignments.spec.ts'], grepInvert: /@any-host/ }) },
     where('webkit', 'plain'),

@@ -1,8 +1,7 @@
 import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
 
-// Issue 44's "done when" as one journey, in Firefox ESR and WebKitGTK (and Chromium with
-// ENGINES_ALL=1): on a plain host (no headers), offline after the first visit (the host refuses
+// Issue 44's "done when" as one journey, in Chromium, Firefox ESR and WebKitGTK: on a plain host (no headers), offline after the first visit (the host refuses
 // every request), in French, a student steps through a program where one list has two names,
 // sees both names refer to one list, goes back three steps, and meets an error explained in
 // French with its line marked.
