@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, type Person, type Target } from './person';
+import { ARROWS } from './step-view';
 
 // An iPad upright (768 × 1024) and a phone (390 × 844) in WebKit, iPads' engine: nothing runs off
-// the screen, the session's actions are one "Session actions" menu, and axe-core finds nothing.
+// the screen, the session's actions are one "Session actions" menu, a step-through's controls
+// are touch-sized, and axe-core finds nothing.
 // MiniBrowser's window is sized so that its page is 768 × 1024; it cannot be narrower than
 // 447 px, so the phone is an iframe of 390 × 844 on a page of the app's own host.
 // Chromium's run of the same is tests/e2e/small-screens.spec.ts.
@@ -51,6 +53,16 @@ async function onFirstScreen(person: Person, target: Target): Promise<boolean> {
 }
 
 const focused = (person: Person) => person.page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+
+/** The control's box in the window: whether it is at least 44 × 44 (a finger's size) and lies across the window's width. */
+async function touchSized(person: Person, target: Target): Promise<{ name: string; big: boolean; across: boolean }> {
+  await person.find(target);
+  return person.page.evaluate((t) => {
+    const el = (window as unknown as { __find: (t: unknown) => Element }).__find(t);
+    const r = el.getBoundingClientRect();
+    return { name: (t as { name: string }).name, big: r.width >= 44 && r.height >= 44, across: r.left >= 0 && r.right <= window.innerWidth };
+  }, target);
+}
 
 async function renameInDialog(person: Person, name: string): Promise<void> {
   await person.fill({ role: 'textbox', name: 'Session name', within: RENAME }, name);
@@ -136,4 +148,46 @@ test('an iPad and a phone: nothing runs off the screen, the Session actions menu
   await person.expectGone(MENU);
   await renameInDialog(person, 'Pocket work');
   await expectAxeClean(person, 'the phone');
+});
+
+test('an iPad and a phone: the step-through fits, its controls are touch-sized, its arrows land on the list, and it goes back', async ({ person, host }) => {
+  const view: Target = { role: 'group', name: 'Step-through', within: person.reply(1) };
+  const slider: Target = { role: 'slider', name: 'Step', within: view };
+  const said: Target = { role: 'status', within: view };
+  const control = (name: string): Target => ({ role: 'button', name, within: view });
+  const stepsThrough = async (width: number, where: string) => {
+    await person.click(control('Last'));
+    expect(await person.text(slider)).toBe('6');
+    expect(await person.count({ role: 'button', name: '→ list #1', within: { role: 'group', name: '<module>', within: view } })).toBe(2);
+    await expect.poll(() => person.page.evaluate(ARROWS), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true });
+    await expectNoOverflow(person, width, `${where}, the step-through at its last step`);
+    await expectAxeClean(person, `${where}, the step-through`);
+    // The line numbers grow to 44 px only under a touch pointer, which MiniBrowser (a mouse) has not;
+    // Chromium's touch emulation checks them (tests/e2e/step-through.spec.ts).
+    for (const name of ['First', 'Back', 'Forward', 'Last', 'Next time this line runs']) expect(await touchSized(person, control(name))).toEqual({ name, big: true, across: true });
+    for (let i = 0; i < 3; i++) await person.click(control('Back'));
+    await person.expectText(said, 'Line 2: b is list #1');
+    expect(await person.text(slider)).toBe('3');
+  };
+
+  await person.page.goto(host.url);
+  await person.page.resize(768, 1024);
+  await person.untilReady();
+  await person.fill({ role: 'textbox', name: 'Message' }, 'a = [1, 2]\nb = a\nb.append(3)\ntotal = len(a)\ndone = True');
+  await person.click({ role: 'button', name: 'Step through' });
+  await person.find(view, { timeout: FIRST_RUN });
+  await stepsThrough(768, 'the iPad');
+
+  // The phone: the same app in an iframe of 390 × 844, with the step-through kept with its round.
+  host.mount('phone/', (_req, res) =>
+    res
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end('<!doctype html><html lang="en"><title>A phone</title><body style="margin:0"><iframe title="PyTabs" src="../" style="display:block;border:0;width:390px;height:844px"></iframe></body></html>'),
+  );
+  await person.page.goto(`${host.url}phone/`);
+  await person.page.enterFrame();
+  await person.untilReady();
+  await person.find(view, { timeout: FIRST_RUN });
+  expect(await person.page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([390, 844]);
+  await stepsThrough(390, 'the phone');
 });
