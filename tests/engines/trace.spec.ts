@@ -1,6 +1,6 @@
 import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
-import { ARROWS } from './step-view';
+import { ARROWS, ENGLISH_STEP_NAMES } from './step-view';
 
 // A step-through's record through the page's API (window.pytabs.trace) in Chromium, Firefox
 // ESR and WebKitGTK, on a plain host and on one with the project's headers: input() is
@@ -97,8 +97,9 @@ test('Step through in the chat: one list behind two names, back three steps by b
   await person.expectText(said, 'Line 2: b is list #1');
   expect(await person.text(slider)).toBe('3');
 
-  // Two arrows, one from each name, both ending on the one list's box (drawn in the next frame).
-  await expect.poll(() => person.page.evaluate(ARROWS), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true });
+  // Two arrows, one from each name, both ending on the one list's box (drawn in the next frame),
+  // running right from the frame to the list beside it.
+  await expect.poll(() => person.page.evaluate(ARROWS, ENGLISH_STEP_NAMES), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true, leftward: false, listLeftOfFrame: false });
 
   // Line 4, picked by its number: the next step about to run it, then none.
   await person.click({ role: 'button', name: 'Line 4', within: view });
