@@ -18,7 +18,7 @@ export const ENGLISH_STEP_NAMES: StepNames = { view: 'Step-through', frame: '<mo
  * names as its argument.
  */
 export function ARROWS(names: StepNames): { arrows: number; fromRefs: number[]; onTheList: boolean; leftward: boolean; listLeftOfFrame: boolean } {
-  const group = (within: Element, name: string) => within.querySelector(`[role="group"][aria-label="${CSS.escape(name)}"]`)!;
+  const group = (within: ParentNode, name: string) => within.querySelector(`[role="group"][aria-label="${CSS.escape(name)}"]`)!;
   const view = group(document, names.view);
   const frame = group(view, names.frame);
   const refs = [...frame.querySelectorAll('button')].filter((b) => b.textContent?.trim() === names.ref).map((b) => b.getBoundingClientRect());
