@@ -30,7 +30,8 @@ export function renderMarkdown(text: string, source: MarkdownSource, tell: (text
   for (const img of Array.from(fragment.querySelectorAll('img'))) {
     const src = img.getAttribute('src') ?? '';
     if (INLINE_IMAGE.test(src)) {
-      if (!img.hasAttribute('alt')) img.setAttribute('alt', tell(said(source === 'assistant' ? 'lib2_md_image_assistant' : 'lib2_md_image_instructions')));
+      // Markdown's ![](…) gives an empty alt, which would hide the image from a screen reader: it is named as one without.
+      if (!img.getAttribute('alt')) img.setAttribute('alt', tell(said(source === 'assistant' ? 'lib2_md_image_assistant' : 'lib2_md_image_instructions')));
       continue;
     }
     const note = document.createElement('span');
