@@ -112,6 +112,7 @@ function packedLayout(bytes: Uint8Array): { length: number; runs: Run[] } | null
   const endRun = (end: number) => {
     const to = first * pageSize;
     const size = Math.min(end * pageSize, length) - to;
+    // internal: a damaged build file, the deployer's to fix; PyTabs' build and tests read this, no class does.
     if (offset + size > bytes.length) throw new Error('The memory snapshot file is truncated.');
     runs.push({ from: offset, to, size });
     offset += size;
@@ -130,6 +131,7 @@ function packedLayout(bytes: Uint8Array): { length: number; runs: Run[] } | null
     }
   }
   if (first >= 0) endRun(count);
+  // internal: as above, a damaged build file.
   if (offset !== bytes.length) throw new Error('The memory snapshot file has bytes it does not account for.');
   return { length, runs };
 }

@@ -1,8 +1,10 @@
 /**
  * How an answer to input() travels from the page to a session's worker, on either path
  * (src/lib/worker-api.ts `InputChannel`). The page, the session worker and the service
- * worker all import this one file, so the three agree on it.
+ * worker all import this one file, so the three agree on it. It says its refusal as plain data
+ * (a said text's key and parameters) and imports no catalog, which the service worker must not carry.
  */
+import type { Said } from './i18n/said';
 
 /** The longest line the person can send, in UTF-8 bytes (the shared buffer holds one). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -28,23 +30,21 @@ export function sharedInputBuffer(): SharedArrayBuffer {
   return new SharedArrayBuffer(HEADER_BYTES + MAX_LINE_BYTES);
 }
 
-/** The line's UTF-8 bytes; throws for a line longer than the buffer holds. */
-export function encodeLine(text: string): Uint8Array {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.byteLength > MAX_LINE_BYTES) throw new Error(`A line of input can hold up to ${MAX_LINE_BYTES / 1024 / 1024} MB.`);
-  return bytes;
-}
+/** Why a line is not sent: longer than the buffer holds. */
+export type LineRefusal = Said<'lib2_input_line_too_long'>;
 
-/** The page's side: writes the answer and wakes the worker. */
-export function writeShared(buffer: SharedArrayBuffer, answer: InputAnswer): void {
+/** The page's side: writes the answer and wakes the worker; a line too long is not sent, and its refusal returned. */
+export function writeShared(buffer: SharedArrayBuffer, answer: InputAnswer): LineRefusal | null {
   const header = new Int32Array(buffer, 0, 2);
   if (answer.kind === 'line') {
-    const bytes = encodeLine(answer.text);
+    const bytes = new TextEncoder().encode(answer.text);
+    if (bytes.byteLength > MAX_LINE_BYTES) return { key: 'lib2_input_line_too_long', params: { megabytes: MAX_LINE_BYTES / 1024 / 1024 } };
     new Uint8Array(buffer, HEADER_BYTES).set(bytes);
     Atomics.store(header, LENGTH, bytes.byteLength);
   }
   Atomics.store(header, STATE, STATES.indexOf(answer.kind) + 1);
   Atomics.notify(header, STATE);
+  return null;
 }
 
 /** Wakes a worker waiting on the buffer without answering, so that it looks at its interrupt. */

@@ -17,6 +17,7 @@ export interface TraceStepView {
 /** Step `index` of `trace`, expanded from the shared tables it is kept in. */
 export function traceStep(trace: Trace, index: number): TraceStepView {
   const step = trace.steps[index];
+  // internal: a step the view never offers (it moves within the trace's steps); a fault of the code, not of the person.
   if (!step) throw new RangeError(`The trace has no step ${index}: it has ${trace.steps.length}.`);
   const view: TraceStepView = {
     line: step.line,

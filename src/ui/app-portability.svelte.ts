@@ -15,7 +15,7 @@ import type { Reporter } from './reporter';
 import { errorText, m } from './i18n.svelte';
 import type { SessionPortability } from './session-portability.svelte';
 import { quoteName } from '../lib/quote-name';
-import { SaidError } from '../lib/i18n';
+import { isSaid, SaidError, type Said } from '../lib/i18n';
 
 /** A prepared session's link waiting for the person's Open or Cancel. */
 export interface PreparedAsk {
@@ -40,8 +40,9 @@ export interface PortabilityHost extends Reporter {
   viewOf(id: string): { readonly portable: Pick<SessionPortability, 'imported'> } | null;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** Whether an import's error already names its file (the library says it as rt_cannot_import), in whatever language. */
+function namesItsFile(error: unknown): boolean {
+  return isSaid((error as { said?: unknown } | null)?.said) && (error as { said: Said }).said.key === 'rt_cannot_import';
 }
 
 /**
@@ -82,7 +83,7 @@ export class AppPortability {
         await this.opened(await importSession(this.manager, { name: file.name, data }));
       } catch (error) {
         // The library's errors name the file and say nothing was saved; a file the browser cannot read is said here.
-        this.app.notify(message(error).startsWith('Cannot import') ? error : new Error(m.rt_cannot_import({ name: quoteName(file.name), error: errorText(error) })));
+        this.app.notify(namesItsFile(error) ? error : new Error(m.rt_cannot_import({ name: quoteName(file.name), error: errorText(error) })));
       }
     }
   }

@@ -188,7 +188,7 @@ export class AppState implements Reporter {
   async open(): Promise<void> {
     this.sessions = await this.manager.listSessions();
     const cleaned = this.manager.lastCleanup;
-    if (cleaned.deleted.length) this.inform(`${cleaned.deleted.length} unused session(s) were deleted by the cleanup policy (see Settings).`);
+    if (cleaned.deleted.length) this.inform(m.lib2_cleanup_deleted({ count: cleaned.deleted.length }));
     // A first visit opens straight into a session, ready to type in; one by a shared link makes
     // nothing until the person opens what the link carries.
     if (!this.sessions.length && !isShareLink(location.hash)) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { test, expect, type Locator, type Page } from '@playwright/test';
 import { FIRST_RUN, openApp } from './app';
-import { startMockServer } from '../mock-openai/server';
+import { startMockServer, text } from '../mock-openai/server';
 
 // The chat in French (issue 43): a Code round that asks with input(), an Ask round against the
 // mock OpenAI-compatible server, on the built app with real Pyodide. Nothing PyTabs wrote in the
@@ -96,6 +96,45 @@ test('in French, a Code round with input(), and an Ask round against the mock se
     const words = await pytabsWords(chat);
     expect(words.length).toBeGreaterThan(40);
     expect(words.filter((w) => left.has(w.toLowerCase()))).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
+
+// A 1×1 PNG, inline: it loads from no server.
+const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+test('in French, images without alt text are named in French: an output’s, the assistant’s, and a remote one’s note; in English again after a change of language', async ({ page }) => {
+  const server = await startMockServer({ scripts: { pictures: () => text(`Voici :\n\n![](${PIXEL})\n\n![](https://elsewhere.example/chart.png)`) } });
+  try {
+    await chooseFrench(page);
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.fill(`class Picture:\n    def _repr_html_(self):\n        return '<img src="${PIXEL}">'\nPicture()`);
+    await page.getByRole('button', { name: 'Envoyer', exact: true }).click();
+    const first = page.getByRole('group', { name: 'Réponse au message 1' });
+    await expect(first.getByRole('img', { name: 'Image de la sortie', exact: true })).toBeVisible(FIRST_RUN);
+
+    await page.getByRole('button', { name: 'Réglages' }).click();
+    const settings = page.getByRole('dialog', { name: 'Réglages' });
+    await settings.getByRole('textbox', { name: 'URL de base', exact: true }).fill(server.baseUrl);
+    await settings.getByRole('textbox', { name: 'Modèle', exact: true }).fill('pictures');
+    await settings.getByRole('button', { name: 'Enregistrer les réglages' }).click();
+    await expect(settings).toBeHidden();
+    await page.getByRole('radiogroup', { name: 'Type de message' }).getByRole('radio', { name: 'Demander' }).check();
+    await message.fill('Montre-moi une image.');
+    await page.getByRole('button', { name: 'Envoyer', exact: true }).click();
+    const second = page.getByRole('group', { name: 'Réponse au message 2' });
+    await expect(second.getByRole('img', { name: 'Image de l’assistant', exact: true })).toBeVisible();
+    await expect(second).toContainText('[image non chargée : https://elsewhere.example/chart.png]');
+
+    // The same replies, drawn again in the language chosen now.
+    await page.getByRole('button', { name: 'Réglages' }).click();
+    await page.getByRole('dialog', { name: 'Réglages' }).getByRole('combobox', { name: 'Langue' }).selectOption('en');
+    await page.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.getByRole('group', { name: 'Reply to message 1' }).getByRole('img', { name: 'Image from output', exact: true })).toBeVisible();
+    const again = page.getByRole('group', { name: 'Reply to message 2' });
+    await expect(again.getByRole('img', { name: 'Image from the assistant', exact: true })).toBeVisible();
+    await expect(again).toContainText('[image not loaded: https://elsewhere.example/chart.png]');
   } finally {
     await server.close();
   }

@@ -4,45 +4,34 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * No English written into the TypeScript of src/lib where a person would read it: src/lib
- * throws and returns said texts (`said(...)`, `SaidError`, `ImportError(said)`), which the page
- * tells in the reader's language. Every string literal and template text that reads as prose is
- * refused, with its file and line, wherever it is (a thrown error, a returned reason, a default
- * name, a property a component shows); imports, property names and catalog keys are not text.
+ * No English written into the TypeScript of src/lib, nor of src/ui outside its components (its
+ * `.svelte.ts` and `.ts` files; tests/unit/i18n-literals.test.ts reads the `.svelte` ones), where a
+ * person would read it: src/lib throws and returns said texts (`said(...)`, `SaidError`,
+ * `ImportError(said)`), which the page tells in the reader's language, and src/ui reads `m`. Every
+ * string literal and template text that reads as prose is refused, with its file and line,
+ * wherever it is (a thrown error, a returned reason, a default name, a property a component
+ * shows); imports, property names and catalog keys are not text.
  *
- * Kept in English: what a statement or declaration marked by a `// internal: <why>` comment
- * holds, text no reader of PyTabs meets (a course page's script reads the embed protocol's
- * refusals, the console gets a deployer's file's problems, Jupyter shows a kernel's name).
- *
- * The list grows as src/lib is converted (issue 43): a file or directory joins it when every
- * text it writes for a person comes from messages/<locale>.json.
+ * Every file is read unless NOT_READ names it. Kept in English: what a statement, declaration or
+ * property marked by a `// internal: <why>` comment holds, text no reader of PyTabs meets (a
+ * course page's script reads the embed protocol's refusals, the console gets a deployer's file's
+ * problems, Jupyter shows a kernel's name); and, marked `// to the model: <why>`, text sent to the
+ * assistant's model, which stays English by design (the system message tells it the person's
+ * language, context.ts).
  */
-export const CONVERTED_LIB = [
-  'src/lib/portability',
-  'src/lib/paths.ts',
-  'src/lib/embed',
-  'src/lib/workspace',
-  'src/lib/turtle/export.ts',
-  'src/lib/browser-paths.ts',
-  'src/lib/offline/offline-packages.ts',
-  'src/lib/offline/service-worker.ts',
-  'src/lib/sessions/input.ts',
-  'src/lib/sessions/manager.ts',
-  'src/lib/sessions/ownership.ts',
-  'src/lib/sessions/session-ops.ts',
-  'src/lib/storage/settings.ts',
-  'src/lib/storage/assistant-settings.ts',
-  'src/lib/storage/sessions.ts',
-  'src/lib/storage/commit.ts',
-  'src/lib/storage/imports.ts',
-  'src/lib/storage/assignments.ts',
-  'src/lib/assignments/student.ts',
-  'src/lib/assignments/session-assignment.ts',
-];
+const READ = ['src/lib', 'src/ui'];
+
+/** Files left unread, with why: all their text goes to the model. */
+export const NOT_READ: Record<string, string> = {
+  'src/lib/assistant/context.ts': 'the system message and the context of a question, for the model',
+  'src/lib/assistant/tools.ts': 'the tools\' descriptions and results, for the model',
+  'src/lib/assistant/run-summary.ts': 'a run\'s summary as the model reads it',
+  'src/lib/assistant/memory.ts': 'earlier rounds as the model reads them',
+};
 
 /** A string that reads as words to a person, as tests/unit/i18n-literals.test.ts judges one. */
 const PROSE = /^\s*\p{Lu}\p{Ll}*[’']?\p{Ll}*\s+\S|\p{L}{2,}\s+\p{L}{2,}.*[.!?…:]\s*$/u;
-const MARK = /^\/\/\s*internal:/;
+const MARK = /^\/\/\s*(internal|to the model):/;
 
 export interface Literal {
   file: string;
@@ -66,7 +55,7 @@ function marked(node: ts.Node, text: string): boolean {
   return (ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []).some((range) => MARK.test(text.slice(range.pos, range.end)));
 }
 
-/** Every prose literal in `source` (a .ts file) that is not marked internal. */
+/** Every prose literal in `source` (a .ts file) that is not marked internal or for the model. */
 export function libLiterals(file: string, source: string): Literal[] {
   const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
   const found: Literal[] = [];
@@ -84,13 +73,22 @@ export function libLiterals(file: string, source: string): Literal[] {
   return found;
 }
 
-describe('converted src/lib', () => {
-  for (const file of CONVERTED_LIB.flatMap(tsFiles)) {
+const read = READ.flatMap(tsFiles).filter((file) => !(file in NOT_READ));
+
+describe('src/lib and src/ui outside components', () => {
+  for (const file of read) {
     it(`${file} writes no English for a person outside the catalogs`, () => {
       const literals = libLiterals(file, readFileSync(join(root, file), 'utf8'));
       expect(literals.map((l) => `${l.file}:${l.line}: ${JSON.stringify(l.text)}`)).toEqual([]);
     });
   }
+
+  it('reads every TypeScript file of src/lib and src/ui, their .svelte.ts included, but those NOT_READ names, which exist', () => {
+    expect(read).toContain('src/lib/assignments/grading.ts');
+    expect(read).toContain('src/ui/app-state.svelte.ts');
+    expect(read).toContain('src/ui/embed/embed-view.svelte.ts');
+    for (const file of Object.keys(NOT_READ)) expect(statSync(join(root, file)).isFile(), file).toBe(true);
+  });
 
   it('finds thrown, returned and defaulted prose with its line, and leaves keys, names and marked internals alone', () => {
     const source = [
@@ -103,6 +101,9 @@ describe('converted src/lib', () => {
       "  if (name === 'y') throw new SaidError(said('lib_path_empty', { name: 'Shared session' }));",
       '  // internal: the course page reads this.',
       "  if (name === 'z') return { error: 'Refused: this embed answers only for its own session.' };",
+      '  // to the model: the turn that hands it the output.',
+      "  if (name === 'w') return { role: 'user', content: 'Output of your code: go on.' };",
+      "  if (name === 'v') return { role: 'user', content: 'Output of your code: go on.' };",
       "  return { kind: 'text', 'Not a name': 'btn primary' };",
       '}',
     ].join('\n');
@@ -112,6 +113,7 @@ describe('converted src/lib', () => {
       { file: 'x.ts', line: 5, text: 'Imported session' },
       { file: 'x.ts', line: 6, text: 'This workbook has no sheets.' },
       { file: 'x.ts', line: 7, text: 'Shared session' },
+      { file: 'x.ts', line: 12, text: 'Output of your code: go on.' },
     ]);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadPyodide } from 'pyodide';
 import type { RunEvent, WorkerRunEvent } from '../../src/lib/worker-api';
-import { sharedInputBuffer, writeShared, type WorkerAnswer } from '../../src/lib/stdin-protocol';
+import { MAX_LINE_BYTES, sharedInputBuffer, waitShared, writeShared, type WorkerAnswer } from '../../src/lib/stdin-protocol';
+import { setLocale } from '../../src/lib/i18n/catalog';
+import { tell } from '../../src/lib/i18n/said';
 import { WorkerSession } from '../../workers/runtime/session';
 import { ASSISTANT_INPUT } from '../../src/lib/assistant/ask';
 
@@ -140,5 +142,23 @@ describe('input() in a session', () => {
     const r = await bare.run('input()', () => {}, {}, limits);
     expect(r.error?.ename).toBe('EOFError');
     expect(r.error?.evalue).toContain('no shared memory and no service worker');
+  });
+});
+
+describe('the shared buffer', () => {
+  it('refuses a line longer than it holds without writing it, with a said text the page tells in the language shown', async () => {
+    const buffer = sharedInputBuffer();
+    const refusal = writeShared(buffer, { kind: 'line', text: 'é'.repeat(MAX_LINE_BYTES / 2 + 1) });
+    expect(refusal).toEqual({ key: 'lib2_input_line_too_long', params: { megabytes: 1 } });
+    // Nothing reached the worker: it still waits.
+    expect(waitShared(buffer, 0)).toBeNull();
+    await setLocale('fr');
+    try {
+      expect(tell(refusal!)).toBe('Une ligne de saisie peut contenir au plus 1 Mo.');
+    } finally {
+      await setLocale('en');
+    }
+    expect(writeShared(buffer, { kind: 'line', text: 'é'.repeat(MAX_LINE_BYTES / 2) })).toBeNull();
+    expect(waitShared(buffer, 0)).toEqual({ kind: 'line', text: 'é'.repeat(MAX_LINE_BYTES / 2) });
   });
 });

@@ -8,6 +8,8 @@ import { clearVariables, listVariableRecords, readRestoreState } from '../../src
 import { readSettings, writeSettings, DEFAULT_SETTINGS } from '../../src/lib/storage/settings';
 import { applyCleanup } from '../../src/lib/sessions/cleanup';
 import { RunCounts } from '../../src/lib/sessions/run-counts';
+import { setLocale } from '../../src/lib/i18n/catalog';
+import { errorText } from '../../src/lib/i18n/said';
 
 let db: PyTabsDB;
 let n = 0;
@@ -264,6 +266,18 @@ describe('schema', () => {
     const name = `storage-gone-${n++}`;
     await expect(openDb(name, { create: false })).rejects.toBeInstanceOf(StorageGoneError);
     expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(name);
+  });
+
+  it('says that the data was erased in the language shown, and in English in its message for logs', async () => {
+    const name = `storage-gone-${n++}`;
+    const gone = await openDb(name, { create: false }).catch((error: unknown) => error);
+    await setLocale('fr');
+    try {
+      expect(errorText(gone)).toBe(`Le stockage de PyTabs (« ${name} ») a disparu : les données de cet appareil ont été effacées. Rechargez la page pour recommencer.`);
+    } finally {
+      await setLocale('en');
+    }
+    expect((gone as Error).message).toBe(`PyTabs' storage ("${name}") is gone: the data on this device was erased. Reload the page to start again.`);
   });
 
   it('an open without create queued behind an erase fails instead of bringing the database back', async () => {

@@ -1,7 +1,7 @@
 import { splitMessage } from '../chat/blocks';
 import type { Round } from '../chat/types';
 import { terminalText } from '../chat/terminal';
-import { said, SaidError, type Said } from '../i18n/said';
+import { said, SaidError, tell, type Said } from '../i18n/said';
 import type { Text } from '../i18n/text';
 import { ImportError } from '../portability/errors';
 import { parseJson } from '../portability/checks';
@@ -33,7 +33,6 @@ const OUTPUT_CHARS = 2000;
 const START_ALLOWANCE_MS = 60_000;
 /** Cells that did not finish (each costing the time limit and a fresh worker) after which a hand-in's row ends as "error". */
 const MAX_UNFINISHED = 3;
-const NO_INPUT = 'input() is not available while grading: nobody answers it.';
 
 export type RowStatus = 'waiting' | 'grading' | 'graded' | 'error' | 'refused' | 'stopped';
 
@@ -193,7 +192,7 @@ export class GradingRun {
   stop(): void {
     this.stopped = true;
     for (const item of this.queue.splice(0)) this.settle(item.row, 'stopped', [said('asg_not_graded_stopped')]);
-    for (const host of this.live) void host.terminate(new WorkerTerminatedError('stopped', 'Grading was stopped.'));
+    for (const host of this.live) void host.terminate(new WorkerTerminatedError('stopped', said('asg_grading_stopped')));
     this.live.clear();
     this.judge = null;
   }
@@ -401,7 +400,8 @@ export class GradingRun {
     for (const file of files) await host.call((api) => api.writeFile(file.path, file.data));
     for (const [i, { code }] of cells.entries()) {
       if (left.has(i)) continue;
-      const result = await host.run(code, {}, undefined, limitMs, { noInput: NO_INPUT });
+      // Python raises it in the language shown while grading; the grade keeps only the error's name.
+      const result = await host.run(code, {}, undefined, limitMs, { noInput: tell(said('lib2_grading_no_input')) });
       if (this.stopped) throw new Ended(said('asg_grading_stopped'));
       const ename = result.error?.ename;
       if (!ename) continue;
@@ -417,7 +417,7 @@ export class GradingRun {
 
   private release(host: SessionHost): void {
     this.live.delete(host);
-    void host.terminate(new WorkerTerminatedError('deleted', 'Grading of this hand-in ended.'));
+    void host.terminate(new WorkerTerminatedError('deleted', said('lib2_grading_hand_in_ended')));
   }
 
   private settle(row: GradeRow, status: RowStatus, errors: Text[], t0?: number): void {

@@ -23,6 +23,7 @@ import { said, SaidError, tellInEnglish, type Said } from '../i18n/said';
 
 /** The part of the session engine a question needs: the same run (queue, time limit, Stop) as typed code. */
 /** What input() raises in code the assistant runs: the model reads it in the run's result and can write code that needs none. */
+// to the model: it is written for the model to act on, as the system message is (context.ts).
 export const ASSISTANT_INPUT =
   'input() is not available in code the assistant runs: no person is at the keyboard. ' +
   'Write code that needs no input: take the values from the question, the files or the session variables.';
@@ -103,6 +104,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
   const choice = options.autoRun ?? (await readSessionPrefs(engine.settingsStore, sessionId)).autoRun;
   const autoRun = typeof choice === 'function' ? choice : () => choice;
   if ((typeof choice === 'function' || !choice) && !options.approve) {
+    // internal: a caller's fault (the app always passes approve), for the developer who calls ask().
     throw new Error('Code does not (or may stop to) run automatically in this session, so ask() needs an approve callback.');
   }
   const settings = endpoint.settings;
@@ -275,6 +277,7 @@ export async function ask(engine: AssistantEngine, sessionId: string, question: 
         loop.checkLimits();
         if (loop.lastFailed) break;
       }
+      // to the model: the turn that hands it its code's output.
       messages.push({
         role: 'user',
         content: `Output of your code:\n\n${outputs.join('\n\n')}\n\nGo on; when you have the answer, reply without a python block.`,
@@ -356,6 +359,7 @@ async function readNextQuestion(
 
 /** A message as "What was sent" shows it: a tool call and a tool's output in words. */
 function sentMessage(message: ChatCompletionMessageParam): SentMessage[] {
+  // to the model: a tool's output as the model read it, in the conversation's language (English) that "What was sent" shows as it was.
   if (message.role === 'tool') return [{ role: 'user', content: `Output of the tool:\n${typeof message.content === 'string' ? message.content : ''}` }];
   if (message.role === 'assistant' && message.tool_calls?.length) {
     const calls = message.tool_calls.flatMap((c) => (c.type === 'function' ? [`${c.function.name}(${c.function.arguments})`] : []));
@@ -445,7 +449,9 @@ class RoundLoop {
         card.status = 'skipped';
         this.changed(card);
         this.lastFailed = false;
+        // to the model: the tool's answer when the person declined the code.
         const why = decision.reason?.trim() ? ` They said: ${clip(decision.reason.trim(), 500)}` : '';
+        // to the model: as above.
         return `The person chose not to run this code.${why} Do not run it again unless they ask; answer with what you know, or propose something else.`;
       }
       if (decision.action === 'edit') {
@@ -489,6 +495,7 @@ class RoundLoop {
     card.status = 'ran';
     this.changed(card);
     if (this.signal.aborted || (result.error && STOPPED.has(result.error.ename))) throw new Stopped();
+    // to the model: what its code gave, as a tool's output.
     const summary = card.code !== proposed ? `(The person edited your code before it ran; it ran as:\n${card.code})\n\n${summarizeRun(result, output)}` : summarizeRun(result, output);
     if (result.status === 'error') {
       const key = `${result.error?.ename}: ${result.error?.evalue}`;

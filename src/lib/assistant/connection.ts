@@ -94,6 +94,7 @@ export async function testConnection(
 
   try {
     const reply = await client.chat.completions.create(
+      // to the model: the test question, which asks for one token.
       { model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1, stream: false },
       { signal: options.signal },
     );

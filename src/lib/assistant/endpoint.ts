@@ -13,7 +13,7 @@ import { originOf } from './presets';
 import { localModelHost } from '../local-model/host';
 import { localFetch, type LocalTransport } from './local-fetch';
 import type { AssistantNoteKind } from './events';
-import { said, SaidError, type Said } from '../i18n/said';
+import { said, SaidError, tell, type Said } from '../i18n/said';
 
 /** The address the `openai` client is given for the model in this browser: never fetched (.invalid), answered by localFetch. */
 export const LOCAL_BASE_URL = 'http://model-in-this-browser.invalid/v1';
@@ -188,8 +188,8 @@ const SMALL_MEMORY_TOKENS = 1500;
 
 /** Removes a secret (and any bearer token) from text meant for people. */
 export function scrubSecret(text: string, secret: string | null): string {
-  let out = text.replace(/Bearer\s+[^\s"',;]+/gi, 'Bearer [hidden]');
-  if (secret) out = out.split(secret).join('[API key hidden]');
+  let out = text.replace(/Bearer\s+[^\s"',;]+/gi, () => `Bearer ${tell(said('lib2_token_hidden'))}`);
+  if (secret) out = out.split(secret).join(tell(said('lib2_key_hidden')));
   return out;
 }
 

@@ -1,6 +1,7 @@
 /** A request to anywhere but the configured endpoint's origin; never sent. */
 export class OriginRefusedError extends Error {
   constructor(readonly refused: string, readonly allowed: string) {
+    // internal: the person reads chat_err_origin_refused, made from its fields (errors.ts).
     super(`Refused to send a request to ${refused}: the assistant only talks to ${allowed}, the origin of its Base URL.`);
     this.name = 'OriginRefusedError';
   }

@@ -79,6 +79,7 @@ function strictParameters(parameters: Record<string, unknown> = { type: 'object'
 }
 
 /** How the model is told the format (it is also held to it while sampling). */
+// to the model: part of its system message.
 function formatNote(tools: ChatCompletionTool[]): string {
   const names = tools.flatMap((tool) => (tool.type === 'function' ? [tool.function.name] : []));
   return [
@@ -153,6 +154,7 @@ export function chatMessages(messages: ChatCompletionMessageParam[], tools: Chat
       }
       out.push({ role: 'assistant', content: turns.join('\n') });
     } else if (message.role === 'tool') {
+      // to the model: a tool's output, as the model in this browser reads it.
       out.push({ role: 'user', content: `Output of ${names.get(message.tool_call_id) ?? 'the tool'}:\n${textOf(message.content)}` });
     }
   }
@@ -350,6 +352,7 @@ export function localFetch(transport: LocalTransport): typeof fetch {
       return Response.json({ object: 'list', data: [{ id: model.info.name || 'local model', object: 'model', created: 0, owned_by: 'this browser' }] });
     }
     if (!url.pathname.endsWith('/chat/completions') || init?.method !== 'POST') {
+      // internal: the openai client asks only for /models and /chat/completions; another path is a fault of the code.
       return Response.json({ error: { message: `The model in this browser answers chat completions only, not ${url.pathname}.`, type: 'invalid_request_error' } }, { status: 404 });
     }
     const body = JSON.parse(String(init.body)) as RequestBody;
@@ -401,6 +404,7 @@ export function localFetch(transport: LocalTransport): typeof fetch {
             called ||= Boolean(delta.tool_calls);
             write(chunk(name, delta));
           });
+          // internal: an AbortError is told by its name (chat_err_stopped), never by this message.
           if (result.finish === 'stopped' || signal?.aborted) throw new DOMException('The answer was stopped.', 'AbortError');
           write(chunk(name, {}, finishOf(result, called)));
           write({ ...chunk(name, {}), choices: [], usage: usage(result) });

@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import type { MimeBundle } from '../worker-api';
+import { said, type Said } from '../i18n/said';
 
 /** How a MIME bundle is shown: markup only ever leaves here sanitized. */
 export type Rendering =
@@ -11,30 +12,36 @@ const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 
 // A private DOMPurify instance, so the hook below applies to output only.
 const purify = DOMPurify(window);
+/** The alt text of the sanitize under way: set just before it, which runs synchronously. */
+let imageAlt = '';
 // Images in output rarely carry alt text; a generic one keeps them announced as images.
 purify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.nodeName === 'IMG' && !node.hasAttribute('alt')) node.setAttribute('alt', 'Image from output');
+  if (node.nodeName === 'IMG' && !node.hasAttribute('alt')) node.setAttribute('alt', imageAlt);
 });
 
 /**
- * Renderings by bundle: a reply is drawn again as it runs and when it is stored, with the same
- * bundle objects, and sanitizing a large picture again (a turtle's SVG) costs its frame each time.
+ * Renderings by bundle, with the alt text they were made with: a reply is drawn again as it runs
+ * and when it is stored, with the same bundle objects, and sanitizing a large picture again (a
+ * turtle's SVG) costs its frame each time. A change of language makes them again.
  */
-const rendered = new WeakMap<MimeBundle, Rendering>();
+const rendered = new WeakMap<MimeBundle, { alt: string; rendering: Rendering }>();
 
 /**
  * Picks the richest form of a bundle, in Jupyter's order. HTML and SVG go through
  * DOMPurify (no scripts, no event handlers, no <style> that could restyle the
- * page); bitmaps become data URLs only when their payload is plain base64.
+ * page); bitmaps become data URLs only when their payload is plain base64. `tell` puts the
+ * alt text of an image that has none in the reader's words.
  */
-export function renderBundle(bundle: MimeBundle): Rendering {
-  let rendering = rendered.get(bundle);
-  if (!rendering) rendered.set(bundle, (rendering = pick(bundle)));
-  return rendering;
+export function renderBundle(bundle: MimeBundle, tell: (text: Said) => string): Rendering {
+  const alt = tell(said('lib2_output_image'));
+  let kept = rendered.get(bundle);
+  if (kept?.alt !== alt) rendered.set(bundle, (kept = { alt, rendering: pick(bundle, alt) }));
+  return kept.rendering;
 }
 
-function pick(bundle: MimeBundle): Rendering {
-  const alt = (bundle['text/plain'] ?? 'Output image').slice(0, 200);
+function pick(bundle: MimeBundle, imageText: string): Rendering {
+  imageAlt = imageText;
+  const alt = (bundle['text/plain'] ?? imageText).slice(0, 200);
   if (bundle['text/html'] != null) {
     return { kind: 'html', html: purify.sanitize(bundle['text/html'], { FORBID_TAGS: ['style'] }) };
   }

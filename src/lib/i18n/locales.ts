@@ -12,6 +12,7 @@ export type Locale = (typeof LANGUAGES)[number] | (typeof PSEUDO_LANGUAGES)[numb
 export const BASE_LOCALE: Locale = 'en';
 
 /** Each language by its own name: the reader looks for theirs, not for its name in the current language. */
+// internal: each language's name in its own words, as a language menu shows it to the person who reads it.
 export const LANGUAGE_NAMES: Record<Locale, string> = {
   en: 'English',
   fr: 'Français',

@@ -15,6 +15,7 @@ export async function startLocale(appUrl: string = location.href): Promise<{ loc
     await setLocale(picked.locale);
     return { ...picked, site };
   } catch (error) {
+    // internal: the console's, for whoever deploys.
     console.warn(`The ${picked.locale} messages could not load; showing English.`, error);
     await setLocale('en');
     return { locale: 'en', source: 'default', site };

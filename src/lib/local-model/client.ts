@@ -236,8 +236,13 @@ export async function loadLocalModel(source: ModelSource, options: LoadOptions &
     }
   };
   // A worker that got stuck while loading (ours, or wllama's: LoadStalled crossed as its name) is tried once more, in a new worker.
+  const stalled = (error: unknown) => error instanceof Error && error.name === 'LoadStalled';
   const { link, info } = await start().catch((error: unknown) => {
-    if (error instanceof LocalModelStuck || (error instanceof Error && error.name === 'LoadStalled')) return start();
+    if (error instanceof LocalModelStuck || stalled(error)) {
+      return start().catch((again: unknown) => {
+        throw stalled(again) ? new SaidError(said('lib2_model_load_stalled')) : again;
+      });
+    }
     throw error;
   });
   const model = new WorkerModel(link, info);

@@ -193,6 +193,7 @@ export async function downloadModel(
       report();
       break;
     } catch (error) {
+      // internal: an AbortError is told by its name (chat_download_stopped, chat_err_stopped), never by this message.
       if (options.signal?.aborted) throw new DOMException('The download was stopped; nothing was kept.', 'AbortError');
       // Only the network failing is sat out: an answer that is not the file is final.
       if (!(error instanceof TypeError) || attempt >= RESUMES) {

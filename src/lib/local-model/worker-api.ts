@@ -117,6 +117,7 @@ export interface ModelWorkerApi {
 /** wllama's worker said nothing for a long while during a load: stuck (the page tries once more, in a new worker). */
 export class LoadStalled extends Error {
   constructor() {
+    // internal: only its name crosses to the page, which tells a second stall in the reader's words (client.ts).
     super('The model’s runtime stopped answering while the model loaded.');
     this.name = 'LoadStalled';
   }
@@ -132,6 +133,7 @@ export class PromptTooLong extends Error {
     readonly promptTokens: number,
     readonly contextTokens: number,
   ) {
+    // internal: promptTooLong reads the figures back from it; the person reads chat_err_local_too_long.
     super(`The prompt is ${promptTokens} tokens, and the model's context holds ${contextTokens}.`);
     this.name = 'PromptTooLong';
   }

@@ -43,9 +43,9 @@ export type EndCause = 'stopped' | 'timeout' | 'crashed' | 'asleep' | 'deleted' 
 export class WorkerTerminatedError extends SaidError {
   constructor(
     readonly cause: EndCause,
-    text: Said | string,
+    text: Said,
   ) {
-    super(typeof text === 'string' ? said('rt_py_text', { text }) : text);
+    super(text);
     this.name = 'WorkerTerminatedError';
   }
 }

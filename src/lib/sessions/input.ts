@@ -36,7 +36,11 @@ export function openInputChannel(): PageInput {
   switch (path.kind) {
     case 'shared': {
       const buffer = sharedInputBuffer();
-      return { offer: { kind: 'shared', buffer }, answer: (_id, answer) => writeShared(buffer, answer), wake: () => wakeShared(buffer) };
+      const answerShared = (_id: string, answer: InputAnswer) => {
+        const refusal = writeShared(buffer, answer);
+        if (refusal) throw new SaidError(refusal);
+      };
+      return { offer: { kind: 'shared', buffer }, answer: answerShared, wake: () => wakeShared(buffer) };
     }
     case 'relay':
       return { offer: { kind: 'relay', url: new URL(RELAY_PATH, controller!.scriptURL).href }, answer: relayAnswer, wake: () => undefined };

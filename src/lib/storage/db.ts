@@ -1,5 +1,7 @@
 import { openDB, unwrap, type DBSchema, type IDBPDatabase } from 'idb';
 import type { VariableInfo } from '../worker-api';
+import { said, tellWith, type Said } from '../i18n/said';
+import { lib2_db_gone, lib2_db_newer } from '../i18n/paraglide/messages/en.js';
 
 /** Bump with a migration in `upgrade` whenever a store or index changes. */
 export const SCHEMA_VERSION = 2;
@@ -231,21 +233,29 @@ export function importsBytesOf(held: Pick<HeldStateRecord, 'pickles'> | null, or
 /** Stores whose keys start with the session id; everything of a session lives in these. */
 export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'replay', 'rounds', 'imports'] as const;
 
+/**
+ * A failure to open the database, said for the page (errorText tells `said`). Its message is
+ * English from these two messages alone: the session worker opens the database too, and bundles
+ * no catalog.
+ */
+class OpenError extends Error {
+  constructor(readonly said: Said) {
+    super(tellWith({ lib2_db_gone, lib2_db_newer }, said));
+  }
+}
+
 /** The database was written by a newer PyTabs: opening it with this schema could lose data. */
-export class NewerSchemaError extends Error {
+export class NewerSchemaError extends OpenError {
   constructor(name: string) {
-    super(
-      `The saved PyTabs data ("${name}") comes from a newer version of PyTabs than this page (schema ${SCHEMA_VERSION}). ` +
-        'Open the newer version of the app; nothing was changed or deleted.',
-    );
+    super(said('lib2_db_newer', { name, schema: SCHEMA_VERSION }));
     this.name = 'NewerSchemaError';
   }
 }
 
 /** The database is not there: PyTabs' data on this device was erased (or never made). */
-export class StorageGoneError extends Error {
+export class StorageGoneError extends OpenError {
   constructor(name: string) {
-    super(`PyTabs' storage ("${name}") is gone: the data on this device was erased. Reload the page to start again.`);
+    super(said('lib2_db_gone', { name }));
     this.name = 'StorageGoneError';
   }
 }

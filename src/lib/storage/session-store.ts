@@ -72,6 +72,7 @@ export class RoundHistory {
     const tx = this.db.transaction('rounds', 'readwrite');
     const last = await tx.store.openCursor(sessionRange(this.sessionId), 'prev');
     const round = make(last ? last.value.seq + 1 : 1);
+    // internal: a fault of the calling code (every caller makes the round for this history's session), never of the person.
     if (round.sessionId !== this.sessionId) throw new Error('A round must belong to the session whose history stores it.');
     await tx.store.put(round);
     await tx.done;
@@ -79,6 +80,7 @@ export class RoundHistory {
   }
 
   async put(round: RoundRecord): Promise<void> {
+    // internal: as in insert.
     if (round.sessionId !== this.sessionId) throw new Error('A round must belong to the session whose history stores it.');
     await this.db.put('rounds', round);
   }

@@ -90,6 +90,7 @@ export class TurtlePicture {
   bg = 'white';
   bgpic: TurtleImage | null = null;
   view: [number, number, number, number] = [-320, -300, 640, 600];
+  // internal: CPython's turtle window's own default title, what the program shows until it sets one (screen.title()).
   title = 'Python Turtle Graphics';
   /** Items the worker deleted to stay within its bound (the oldest). */
   dropped = 0;
@@ -172,6 +173,7 @@ export class TurtlePicture {
     const note = this.dropped ? `, the first ${this.dropped.toLocaleString('en')} items left out` : '';
     return {
       'image/svg+xml': this.svg(),
+      // internal: the drawing's repr, the twin of the one pytabs/turtle_picture.py gives a finished drawing: an output's text form, kept as outputs are (the page shows the SVG).
       'text/plain': `<turtle drawing "${this.title}" as far as it got: ${this.items.size} items${note}>`,
       [TURTLE_MIME]: JSON.stringify({ screen: this.screen, title: this.title, dropped: this.dropped }),
     };

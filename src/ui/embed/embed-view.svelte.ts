@@ -26,6 +26,7 @@ export interface EmbedNotice {
 
 /** What a finished round gave, as the page's API tells it. */
 function runResult(round: Round | null): EmbedRunResult {
+  // internal: the course page's script reads a run's result, as it reads the protocol's refusals (src/lib/embed/protocol.ts).
   if (!round) return { status: 'error', stdout: '', stderr: '', error: { ename: 'RunError', evalue: 'The code could not run (see the embed).', traceback: '' } };
   let stdout = '';
   let stderr = '';
@@ -176,8 +177,10 @@ export class EmbedView implements Reporter {
   /** A variable's facts and its repr, which the session's Python gives (the name alone, run as an expression). */
   async getVariable(name: string): Promise<EmbedVariable> {
     const found = (await this.listVariables()).find((v) => v.name === name);
+    // internal: getVariable answers the course page's script, not a person (src/lib/embed/bridge.ts).
     if (!found) throw new Error(`No variable named "${name}" in this embed's session.`);
     await this.ensureStarted();
+    // internal: raised in Python only if the value's repr asks for input; its error goes to the course page's script below.
     const result = await this.manager.run(this.sessionId, name, undefined, { noInput: 'Reading a variable asks for no input.' });
     if (result.error) throw new Error(`${result.error.ename}: ${result.error.evalue}`);
     return { ...found, repr: result.result?.['text/plain'] ?? 'None' };

@@ -56,6 +56,7 @@ async function showLanguage(hash: string): Promise<void> {
     if (asked) await setLocale(asked);
     else await startLocale();
   } catch (error) {
+    // internal: the console's, for the course page's developer.
     console.warn('PyTabs embed: its language could not load; showing English.', error);
   }
 }
@@ -90,6 +91,7 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
     // A database of a newer PyTabs is said in the app's words already; anything else is the browser refusing storage.
     if (error instanceof NewerSchemaError) showAlert(target, errorText(error));
     else {
+      // internal: the console's, for the course page's developer; the reader sees rt_embed_storage_blocked.
       console.warn(`PyTabs embed: storage (IndexedDB) could not be opened: ${String(error)}`);
       if (framed) showStorageBlocked(target, appUrl);
       else
@@ -101,6 +103,7 @@ export async function startEmbed(target: HTMLElement, onManager: (manager: Sessi
   endWithPage(manager);
   try {
     const [embed, allowed] = await Promise.all([openEmbedSession(manager, page, opened.options, opened.author), loadAllowedOrigins(appUrl)]);
+    // internal: the deployer's file's problems go to the console (origins.ts).
     for (const problem of allowed.problems) console.warn(`PyTabs embed: ${problem}`);
     const info = await manager.getSession(embed.sessionId);
     const view = new EmbedView(manager, opened, page, embed, info, appUrl, { self: window, parent: window.parent, allowed: allowed.origins });
