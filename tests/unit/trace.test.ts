@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { loadPyodide } from 'pyodide';
 import type { RunResult, Trace, TraceObject, TraceValue, WorkerRunEvent } from '../../src/lib/worker-api';
-import { traceStep } from '../../src/lib/trace';
+import { traceStep, withTrace } from '../../src/lib/trace';
 import { WorkerSession } from '../../workers/runtime/session';
 import { CORPUS } from './trace-corpus';
 
@@ -93,7 +93,7 @@ async function traced(session: WorkerSession, code: string, answers: string[] = 
     return text === undefined ? { kind: 'eof' } : { kind: 'line', text };
   });
   const events: WorkerRunEvent[] = [];
-  const result = await session.run(code, (e) => events.push(e), {}, limits, { trace });
+  const result = withTrace(await session.run(code, (e) => events.push(e), {}, limits, { trace }));
   return { result, events };
 }
 
