@@ -1,4 +1,4 @@
-import type { Trace, TraceObject, TraceStep, TraceValue } from './worker-api';
+import type { RunResult, Trace, TraceObject, TraceStep, TraceValue, WorkerRunResult } from './worker-api';
 
 /** One step of a trace with its indexes resolved: what a view draws, or a test compares. */
 export interface TraceStepView {
@@ -29,4 +29,10 @@ export function traceStep(trace: Trace, index: number): TraceStepView {
   if (step.returned) view.returned = step.returned;
   if (step.exception) view.exception = step.exception;
   return view;
+}
+
+/** A worker's run result with its trace parsed, as the page hands it on. */
+export function withTrace(sent: WorkerRunResult): RunResult {
+  const { traceJson, ...result } = sent;
+  return traceJson === undefined ? result : { ...result, trace: JSON.parse(traceJson) as Trace };
 }

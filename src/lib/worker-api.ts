@@ -304,6 +304,13 @@ export interface RunResult {
   trace?: Trace;
 }
 
+/**
+ * A run's result as the worker sends it: the trace still as the JSON Python wrote. One string
+ * crosses to the page in a copy; the same trace as objects (tens of thousands for 10,000 steps)
+ * took longer to clone than to parse. `withTrace` (src/lib/trace.ts) parses it.
+ */
+export type WorkerRunResult = Omit<RunResult, 'trace'> & { traceJson?: string };
+
 /** One check of an assignment as it ran against a session (workers/python/pytabs/checks.py). */
 export interface CheckOutcome {
   name: string;
@@ -436,7 +443,7 @@ export interface SessionWorkerApi {
     sessionVars: Record<string, string>,
     limits: Limits,
     options?: RunOptions,
-  ): Promise<RunResult>;
+  ): Promise<WorkerRunResult>;
   /**
    * Runs the check function `name` of an assignment's check `source` against a copy of the
    * session's variables: nothing the check does reaches them, and nothing is committed.

@@ -8,6 +8,7 @@ import { RoundHistory, SessionStore } from '../../src/lib/storage/session-store'
 import type { RunEvent, RunOptions, RunResult, VariableInfo, WorkspaceEntry } from '../../src/lib/worker-api';
 import type { AssistantEngine } from '../../src/lib/assistant/ask';
 import { WorkerSession } from '../../workers/runtime/session';
+import { withTrace } from '../../src/lib/trace';
 
 const limits = { variableBytes: 10 * 1024 * 1024, sessionBytes: 100 * 1024 * 1024 };
 
@@ -61,7 +62,7 @@ export class PyodideEngine implements AssistantEngine {
   async run(sessionId: string, code: string, onEvent?: (event: RunEvent) => void, options?: RunOptions): Promise<RunResult> {
     const vars = (await getSession(this.db, sessionId))?.vars ?? {};
     // Requests for input are the host's to answer; the assistant's runs make none.
-    return this.queued(sessionId, (s) => s.run(code, (e) => e.type !== 'input_request' && onEvent?.(e), vars, limits, options));
+    return this.queued(sessionId, async (s) => withTrace(await s.run(code, (e) => e.type !== 'input_request' && onEvent?.(e), vars, limits, options)));
   }
 
   async stop(sessionId: string): Promise<'idle' | 'interrupted' | 'restarted'> {

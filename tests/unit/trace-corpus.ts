@@ -46,4 +46,10 @@ export const CORPUS: { name: string; source: string; input: string[] }[] = [
     source: "name = input('Name? ')\nn = int(input('How many? '))\nfor i in range(n):\n    print(name, i)",
     input: ['Ada', '2'],
   },
+  {
+    // Resumed by different callers: its frames above it differ from one resume to the next.
+    name: 'a generator resumed from two functions',
+    source: 'def counter():\n    n = 0\n    while n < 3:\n        yield n\n        n += 1\ndef first(g):\n    return next(g)\ndef second(g):\n    return next(g)\ng = counter()\na = first(g)\nb = second(g)\nrest = list(g)',
+    input: [],
+  },
 ];

@@ -13,12 +13,11 @@ import type {
   ProgramRun,
   RunError,
   RunOptions,
-  RunResult,
   StartStep,
   StartReport,
-  Trace,
   VariableInfo,
   WorkerRunEvent,
+  WorkerRunResult,
 } from '../../src/lib/worker-api';
 import type { WorkerAnswer } from '../../src/lib/stdin-protocol';
 import { installRuntimeFiles } from './python-files';
@@ -219,7 +218,7 @@ export class WorkerSession {
     sessionVars: Record<string, string>,
     limits: Limits,
     options: RunOptions = {},
-  ): Promise<RunResult> {
+  ): Promise<WorkerRunResult> {
     const t0 = performance.now();
     // The worker posts each event on its own channel, before the result (RunEventMessage); a
     // listener that delivers its events later returns a promise, and waiting for the last
@@ -259,7 +258,7 @@ export class WorkerSession {
       this.runOptions = {};
     }
     await settled(delivered);
-    const result: RunResult = {
+    const result: WorkerRunResult = {
       status: py.status,
       durationMs: 0,
       filesChanged: [],
@@ -268,7 +267,7 @@ export class WorkerSession {
     };
     if (py.result) result.result = py.result;
     if (py.error) result.error = py.error;
-    if (py.trace) result.trace = JSON.parse(py.trace) as Trace;
+    if (py.trace) result.traceJson = py.trace;
     try {
       await this.commitRun(py, result, limits);
     } catch (e) {
@@ -381,7 +380,7 @@ export class WorkerSession {
     }
   }
 
-  private async commitRun(py: PyRunResult, result: RunResult, limits: Limits): Promise<void> {
+  private async commitRun(py: PyRunResult, result: WorkerRunResult, limits: Limits): Promise<void> {
     if (!this.store) {
       // A scratch session (a hand-in being graded, a stateless run) keeps nothing: no variable is
       // pickled and no file read to be stored; the result still names the files the run changed.

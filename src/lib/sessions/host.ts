@@ -12,6 +12,7 @@ import { snapshotForWorker } from './snapshot-share';
 import { prepareSpareWorker, takeWorker } from './spare-worker';
 import { coreFilesInHand, fetchCoreFiles } from './core-files';
 import { within } from '../timing';
+import { withTrace } from '../trace';
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 
@@ -303,7 +304,7 @@ export class SessionHost {
       if (run !== undefined) live.worker.addEventListener('message', hear);
       let result: RunResult;
       try {
-        result = await live.api.run(code, run, sessionVars, this.env.limits(), options);
+        result = withTrace(await live.api.run(code, run, sessionVars, this.env.limits(), options));
       } finally {
         live.worker.removeEventListener('message', hear);
       }

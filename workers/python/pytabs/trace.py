@@ -55,6 +55,9 @@ class Recorder:
         self._is_user_file = is_user_file
         self._hidden = hidden_globals
         self._user_code: dict[types.CodeType, bool] = {}
+        # Each frame's user frames from the outermost in, while it runs: a running frame's callers
+        # do not change, and the worker's own frames under the cell are then walked once, not per step.
+        self._chains: dict[types.FrameType, tuple[types.FrameType, ...]] = {}
         # Object numbers by id(); the objects are held so that no id is reused while recording.
         self._numbers: dict[int, int] = {}
         self._held: list[object] = []
@@ -83,6 +86,7 @@ class Recorder:
         finally:
             sys.settrace(before)
             self._recording = False
+            self._chains.clear()
             # The student's code may have replaced them; what it set stays.
             if isinstance(sys.stdout, _Tee):
                 sys.stdout = stdout
@@ -141,13 +145,7 @@ class Recorder:
         if len(self._steps) >= self._max_steps:
             self._stop(frame)
             return
-        frames: list[types.FrameType] = []
-        walk: types.FrameType | None = frame
-        while walk is not None:
-            if self._user(walk.f_code):
-                frames.append(walk)
-            walk = walk.f_back
-        frames.reverse()
+        frames = self._chain(frame)
         reached: list[object] = []
         shown = [
             {'name': f.f_code.co_name, 'line': f.f_lineno, 'scope': self._scope(f, reached)} for f in frames
@@ -160,11 +158,34 @@ class Recorder:
         step['heap'] = self._heap(reached)
         step['stdout'] = self._printed
         self._steps.append(step)
+        if event == 'return':
+            # Also a generator's yield: resumed later, it may have other callers.
+            del self._chains[frame]
+
+    def _chain(self, frame: types.FrameType) -> tuple[types.FrameType, ...]:
+        """The user's frames from the outermost to ``frame`` (one of them), remembered until it returns."""
+        chain = self._chains.get(frame)
+        if chain is not None:
+            return chain
+        inner = [frame]
+        outer: tuple[types.FrameType, ...] = ()
+        walk = frame.f_back
+        while walk is not None:
+            known = self._chains.get(walk)
+            if known is not None:
+                outer = known
+                break
+            if self._user(walk.f_code):
+                inner.append(walk)
+            walk = walk.f_back
+        chain = self._chains[frame] = outer + tuple(reversed(inner))
+        return chain
 
     def _stop(self, frame: types.FrameType) -> None:
         """The step limit: tracing ends in every frame, and the run goes on at full speed."""
         self._recording = False
         self.steps_cut = True
+        self._chains.clear()
         sys.settrace(None)
         walk: types.FrameType | None = frame
         while walk is not None:
