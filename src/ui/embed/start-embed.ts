@@ -57,6 +57,7 @@ async function showLanguage(hash: string): Promise<void> {
     else await startLocale();
   } catch (error) {
     console.warn('PyTabs embed: its language could not load; showing English.', error);
+    await setLocale('en');
   }
 }
 
