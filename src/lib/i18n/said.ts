@@ -55,8 +55,9 @@ export function tellWith(catalog: SomeMessages, text: Said): string {
 
 /**
  * An error whose text is said: `message` holds English where the page has it, else the language
- * shown (tellInEnglish; for logs and the console), `said` the key the UI puts in the reader's words. Crossing Comlink, only `message` survives; a worker
- * sends the Said itself where the page must translate it.
+ * shown (tellInEnglish; for logs and the console), `said` the key the UI puts in the reader's
+ * words. Crossing Comlink, only `message` survives; a worker sends the Said itself where the
+ * page must translate it.
  */
 export class SaidError extends Error {
   constructor(
