@@ -11,7 +11,8 @@
 // compressing server), `engines` (S1, S2 and four starts at once in Chromium, Firefox ESR and
 // WebKitGTK, on a plain static host and on one with the project's headers; `--engines` picks
 // some of them), `model` (L1-L4: the local model in Chromium against native llama.cpp, its memory against its file, a later visit against a first); `--dist`
-// measures a build made elsewhere (A/B runs of two builds).
+// measures a build made elsewhere (A/B runs of two builds); `--before DIR` adds to `net` N1 and N3,
+// in English and in French, against another build's first visits (issue 43: within 3% of the app before its languages).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +53,7 @@ const WARMUP = { trips: 200, ms: QUICK ? 1000 : 3000 };
 const BENCH_ARGS = [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'];
 // Its own build: others' builds into dist/ (tests, previews) must not change the app under measurement.
 const OUT_DIR = option('--dist') ? path.resolve(option('--dist')) : path.join(tmpdir(), 'pytabs-bench-dist');
+const BEFORE_DIR = option('--before') && path.resolve(option('--before'));
 const MB = 1024 * 1024;
 // The N rows' repetitions: every N2 visit takes about a minute on its link, every N4 visit a minute.
 const NET_REPS = { school: REPS, crowded: QUICK ? 0 : 3, idle: QUICK ? 0 : 2, gzip: QUICK ? 0 : 3 };
@@ -348,8 +350,8 @@ function byFile(byPath) {
  * N1-N4: first visits over throttled links, app and bare alternating, each in a fresh
  * context, bytes counted by the server. With `tag` (a compressing server) only N1 and N3.
  */
-async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
-  const samples = { bareSchool: [], appSchool: [], bareBytes: [], appBytes: [], frSchool: [], frBytes: [], bareCrowded: [], appCrowded: [], bareIdle: [], appIdle: [], snapshot: [] };
+async function networkRows(browser, server, { reps, crowded, idle, tag = '', before }) {
+  const samples = { bareSchool: [], appSchool: [], bareBytes: [], appBytes: [], frSchool: [], frBytes: [], beforeSchool: [], beforeBytes: [], bareCrowded: [], appCrowded: [], bareIdle: [], appIdle: [], snapshot: [] };
   let last = {};
   for (let rep = 0; rep < reps; rep++) {
     // The first `idle` bare visits are also left idle for a minute: after its load a bare page does nothing.
@@ -359,6 +361,13 @@ async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
     const french = await appFirstVisit(browser, server, LINKS.school, defineHelpers, { locale: 'fr-FR' });
     samples.frSchool.push(french.ms);
     samples.frBytes.push(french.bytes);
+    // The other build's first visit, in English: before issue 43 a browser in French got the same app.
+    if (before) {
+      const earlier = await appFirstVisit(browser, before, LINKS.school, defineHelpers);
+      samples.beforeSchool.push(earlier.ms);
+      samples.beforeBytes.push(earlier.bytes);
+      log(`N1/N3 before ${rep + 1}/${reps}`, JSON.stringify({ ms: Math.round(earlier.ms), MB: +(earlier.bytes / MB).toFixed(3) }));
+    }
     samples.bareSchool.push(bare.ms);
     samples.appSchool.push(app.ms);
     samples.bareBytes.push(bare.bytes);
@@ -390,6 +399,12 @@ async function networkRows(browser, server, { reps, crowded, idle, tag = '' }) {
     { id: `N3${suffix}`, what: `bytes sent until that first run returns (${school})`, value: med('appBytes') / MB, base: med('bareBytes') / MB, baseName: 'bare cold', target: tag ? null : 1.15, unit: 'MB' },
     { id: `N1-fr${suffix}`, what: `N1 from a browser in French (the app in French)`, value: med('frSchool'), base: med('appSchool'), baseName: 'N1, the app in English', target: 1.03 },
     { id: `N3-fr${suffix}`, what: `N3 from a browser in French`, value: med('frBytes') / MB, base: med('appBytes') / MB, baseName: 'N3, the app in English', target: 1.03, unit: 'MB', status: 'guard' },
+    ...(before ? [
+      { id: 'N1-before', what: `N1 against the build in ${BEFORE_DIR}`, value: med('appSchool'), base: med('beforeSchool'), baseName: 'its N1', target: 1.03 },
+      { id: 'N1-fr-before', what: 'N1-fr against that build (in English: it had no French)', value: med('frSchool'), base: med('beforeSchool'), baseName: 'its N1', target: 1.03 },
+      { id: 'N3-before', what: 'N3 against that build', value: med('appBytes') / MB, base: med('beforeBytes') / MB, baseName: 'its N3', target: 1.03, unit: 'MB' },
+      { id: 'N3-fr-before', what: 'N3-fr against that build', value: med('frBytes') / MB, base: med('beforeBytes') / MB, baseName: 'its N3', target: 1.03, unit: 'MB' },
+    ] : []),
     ...(idle ? [{ id: 'N4', what: `bytes sent in the first minute, left idle (${school})`, value: med('appIdle') / MB, base: med('bareIdle') / MB, baseName: 'bare cold', target: 1.6, unit: 'MB' }] : []),
   ];
   const notes = `Throttled${suffix}: medians of ${reps} visits at ${school}${crowded ? `, ${crowded} at ${LINKS.crowded.name}` : ''}${idle ? `, ${idle} left idle for ${IDLE_MS / 1000} s` : ''}; ` +
@@ -446,6 +461,7 @@ async function main() {
   }
   const server = await serve(OUT_DIR);
   const gzipServer = await serve(OUT_DIR, { gzip: true });
+  const beforeServer = BEFORE_DIR && (await serve(BEFORE_DIR));
   const plainServer = await serve(OUT_DIR, { headers: false });
   const executablePath = chromiumPath();
   // Launched as a server so its process id is known: M1 reads the memory of its renderers.
@@ -462,7 +478,7 @@ async function main() {
     if (GROUPS.has('turtle')) parts.push(await turtleRows(browser, server.origin, { reps: QUICK ? 2 : 5, openApp, median, log }));
     if (GROUPS.has('trace')) parts.push(await traceRows(browser, server.origin, { reps: QUICK ? 2 : 5, openApp, median, log }));
     if (GROUPS.has('xlsx')) parts.push(await spreadsheetRows(browser, server.origin, { reps: QUICK ? 1 : 3, openApp, median, log, limits: BENCH_LIMITS }));
-    if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle }));
+    if (GROUPS.has('net')) parts.push(await networkRows(browser, server, { reps: NET_REPS.school, crowded: NET_REPS.crowded, idle: NET_REPS.idle, before: beforeServer }));
     if (GROUPS.has('gzip') && NET_REPS.gzip) parts.push(await networkRows(browser, gzipServer, { reps: NET_REPS.gzip, crowded: 0, idle: 0, tag: 'gzip ' }));
     if (GROUPS.has('engines')) parts.push(await engineRows({ plain: plainServer, headers: server }));
     if (GROUPS.has('model')) parts.push(await localModelRows(browser, OUT_DIR, server.origin, { reps: QUICK ? 1 : 3, median, openApp, log }));
@@ -475,6 +491,7 @@ async function main() {
     await server.close();
     await gzipServer.close();
     await plainServer.close();
+    await beforeServer?.close();
   }
 
   const rows = parts.flatMap((p) => p.rows);

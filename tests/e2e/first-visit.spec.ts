@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
 import { openApp } from './app';
 
@@ -104,4 +105,27 @@ test("once a session has started, later workers get Pyodide's files from the pag
   expect(seen.filter((path) => coreFile.test(path))).toEqual([]);
   // The workers' own downloads are seen: the worker script of the spare made after that start.
   await expect.poll(() => seen.some((path) => path.includes('session.worker'))).toBe(true);
+});
+
+test.describe('in French', () => {
+  test.use({ locale: 'fr-FR' });
+  test('a first visit downloads the French messages and none of the English ones until its first run', async ({ page }) => {
+    const catalog = (locale: string): Record<string, string> => JSON.parse(readFileSync(`messages/${locale}.json`, 'utf8'));
+    // A Settings message: a text no worker bundles, so only a catalog's chunk can hold it.
+    const key = 'settings_error_variable_limit';
+    const scripts: Promise<{ path: string; body: string }>[] = [];
+    let running = true;
+    page.context().on('response', (response) => {
+      const path = new URL(response.url()).pathname;
+      if (running && path.endsWith('.js')) scripts.push(response.text().then((body) => ({ path, body }), () => ({ path, body: '' })));
+    });
+    await openApp(page);
+    await startAndRun(page, false);
+    running = false;
+    await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+    const loaded = await Promise.all(scripts);
+    const holding = (text: string) => loaded.filter(({ body }) => body.includes(text)).map(({ path }) => path);
+    expect(holding(catalog('fr')[key])).not.toEqual([]);
+    expect(holding(catalog('en')[key])).toEqual([]);
+  });
 });

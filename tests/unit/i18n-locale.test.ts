@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { direction, matchLocale, resolveLocale } from '../../src/lib/i18n/locales';
 import { LANGUAGE_KEY, loadSiteLocale, readChosenLocale, writeChosenLocale } from '../../src/lib/i18n/preference';
 import { currentLocale, messages, onLocaleChange, setLocale } from '../../src/lib/i18n/catalog';
@@ -153,7 +153,7 @@ describe('a text written outside a component is said, and put in words where it 
     try {
       expect(tell(text)).toBe(messages().language_error({ error: messages().size_kb({ size: 3 }) }));
       expect(tell(text)).toContain('3 Ko');
-      // An error keeps English for logs, and says the reader's language in the UI.
+      // An error keeps English for logs where the page has English, and says the reader's language in the UI.
       const error = new SaidError(text);
       expect(error.message).toBe('This language could not be loaded: 3 KB');
       expect(errorText(error)).toBe(tell(text));
@@ -165,5 +165,24 @@ describe('a text written outside a component is said, and put in words where it 
     } finally {
       await setLocale('en', undefined);
     }
+  });
+
+  it('a page shown in French from its start never loads English: an error\'s message is in French there', async () => {
+    // A fresh page's modules: the setup file loaded English in this file's own.
+    vi.resetModules();
+    const catalog = await import('../../src/lib/i18n/catalog');
+    const { SaidError, said, tellInEnglish } = await import('../../src/lib/i18n/said');
+    const text = said('language_error', { error: said('size_kb', { size: 3 }) });
+    // Before any language has loaded, nothing is shown yet: a message reads as its key.
+    expect(new SaidError(text).message).toBe('language_error');
+    await catalog.setLocale('fr', undefined);
+    expect(catalog.englishMessages()).toBeUndefined();
+    const french = catalog.messages().language_error({ error: catalog.messages().size_kb({ size: 3 }) });
+    expect(new SaidError(text).message).toBe(french);
+    expect(tellInEnglish(text)).toBe(french);
+    // Once the page has shown English, its errors' messages are in English again, whatever is shown.
+    await catalog.setLocale('en', undefined);
+    await catalog.setLocale('fr', undefined);
+    expect(new SaidError(text).message).toBe('This language could not be loaded: 3 KB');
   });
 });

@@ -20,7 +20,7 @@ beforeAll(async () => {
   await setLocale('fr');
   session = new WorkerSession(await loadPyodide(), null);
   // As the page does at a session's start: the Python runtime's words in the language shown.
-  session.setMessages(pythonMessages());
+  session.setMessages(pythonMessages()!);
   await session.start();
   const book = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['élève', 'note'], ['Ada', 17]]), 'Notes');

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPyodide, type PyodideInterface } from 'pyodide';
-import { englishPythonMessages } from '../../src/lib/i18n/python';
+import { englishPythonMessages } from '../../src/lib/i18n/python-english';
 
 const SOURCE_DIR = fileURLToPath(new URL('../../workers/python/pytabs/', import.meta.url));
 /** Where the worker puts the package too, so tracebacks and paths look the same as in the browser. */

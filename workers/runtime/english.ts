@@ -1,5 +1,5 @@
 import { tellWith, type Said } from '../../src/lib/i18n/said';
-import { ENGLISH_PYTHON } from '../../src/lib/i18n/python';
+import { ENGLISH_PYTHON } from '../../src/lib/i18n/python-english';
 import {
   libb_file_exists,
   libb_no_file,

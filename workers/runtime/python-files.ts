@@ -1,6 +1,6 @@
 import type { PyodideInterface } from 'pyodide';
 import { RUNTIME_DIR } from './snapshot';
-import { englishPythonMessages } from '../../src/lib/i18n/python';
+import { englishPythonMessages } from '../../src/lib/i18n/python-english';
 
 export { RUNTIME_DIR };
 

@@ -421,7 +421,7 @@ class RoundLoop {
     return this.badCall(said('chat_note_no_such_tool', { name: clip(call.name, 100), tools: TOOL_NAMES.join(', ') }));
   }
 
-  /** The note the person sees, in their language; the model is told in English, as the rest of its prompt. */
+  /** The note the person sees, in their language; the model is told in English where the page has English (tellInEnglish), as the rest of its prompt. */
   private badCall(note: Said): string {
     this.emit({ type: 'assistant_note', kind: 'bad_arguments', message: note });
     this.failed();

@@ -1,9 +1,9 @@
 /**
- * The messages of the language shown. English, the base every catalog is checked against, is
- * in the app's first download; every other language is a chunk of its own, fetched when it is
- * chosen, so a reader downloads their own language's messages and no other's.
+ * The messages of the language shown. Every language, English too, is a chunk of its own,
+ * fetched when it is shown, so a reader downloads their own language's messages and no other's
+ * (every catalog has every key: tests/unit/i18n-catalogs.test.ts).
  */
-import * as english from './paraglide/messages/en.js';
+import type * as english from './paraglide/messages/en.js';
 import { BASE_LOCALE, direction, type Locale } from './locales';
 
 /** The catalog's message functions; one that takes no parameters is called with none. */
@@ -11,7 +11,8 @@ export type Messages = {
   [K in keyof typeof english]: (typeof english)[K] extends (inputs: infer I) => infer R ? ({} extends I ? (inputs?: I) => R : (inputs: I) => R) : never;
 };
 
-const LOADERS: Record<Exclude<Locale, 'en'>, () => Promise<Partial<typeof english>>> = {
+const LOADERS: Record<Locale, () => Promise<Partial<typeof english>>> = {
+  en: () => import('./paraglide/messages/en.js'),
   fr: () => import('./paraglide/messages/fr.js'),
   es: () => import('./paraglide/messages/es.js'),
   de: () => import('./paraglide/messages/de.js'),
@@ -23,15 +24,25 @@ const LOADERS: Record<Exclude<Locale, 'en'>, () => Promise<Partial<typeof englis
   'ar-XB': () => import('./paraglide/messages/ar-XB.js'),
 };
 
+/** Before a language is loaded (the page shows nothing yet), a message reads as its key. */
+const UNLOADED = new Proxy({} as Messages, { get: (_, key) => () => String(key) });
+
 let current: Locale = BASE_LOCALE;
-let active: Messages = english as Messages;
+let active: Messages = UNLOADED;
+/** English once it was shown in this page; a page in another language never loads it. */
+let loadedEnglish: Messages | undefined;
 /** The latest request: a slower load of an earlier choice must not win over it. */
 let requested: Locale = BASE_LOCALE;
 const listeners = new Set<(locale: Locale) => void>();
 
-/** The messages of the language shown (English until another is set). */
+/** The messages of the language shown. */
 export function messages(): Messages {
   return active;
+}
+
+/** The English messages when this page has loaded them (it showed English), else undefined. */
+export function englishMessages(): Messages | undefined {
+  return loadedEnglish;
 }
 
 export function currentLocale(): Locale {
@@ -50,7 +61,8 @@ export function onLocaleChange(listener: (locale: Locale) => void): () => void {
  */
 export async function setLocale(locale: Locale, root: HTMLElement | undefined = globalThis.document?.documentElement): Promise<void> {
   requested = locale;
-  const loaded = (locale === 'en' ? english : { ...english, ...(await LOADERS[locale]()) }) as Messages;
+  const loaded = (await LOADERS[locale]()) as Messages;
+  if (locale === 'en') loadedEnglish = loaded;
   if (requested !== locale) return;
   current = locale;
   active = loaded;

@@ -5,8 +5,7 @@
  * round or a start step kept in storage then reads in whoever opens it's language, not in the
  * language of the person who wrote it.
  */
-import { messages, type Messages } from './catalog';
-import * as english from './paraglide/messages/en.js';
+import { englishMessages, messages, type Messages } from './catalog';
 
 export type MessageKey = keyof Messages;
 type Params<K extends MessageKey> = Parameters<Messages[K]>[0];
@@ -35,9 +34,13 @@ export function tell(text: Said): string {
   return tellWith(messages(), text);
 }
 
-/** The text in English, whatever is shown: for an error's message, which logs keep. */
+/**
+ * The text in English when this page has the English messages (it showed English: every page in
+ * English, the tests), else in the language shown: for an error's message, which logs keep, and
+ * texts an API gives beside their said. A page in French does not download English for its logs.
+ */
 export function tellInEnglish(text: Said): string {
-  return tellWith(english as unknown as Messages, text);
+  return tellWith(englishMessages() ?? messages(), text);
 }
 
 /** The text in the words of some messages of one language: a worker tells its few English texts with those alone, not a whole catalog. */
@@ -51,9 +54,10 @@ export function tellWith(catalog: SomeMessages, text: Said): string {
 }
 
 /**
- * An error whose text is said: `message` holds English (for logs and the console), `said` the
- * key the UI puts in the reader's words. Crossing Comlink, only `message` survives; a worker
- * sends the Said itself where the page must translate it.
+ * An error whose text is said: `message` holds English where the page has it, else the language
+ * shown (tellInEnglish; for logs and the console), `said` the key the UI puts in the reader's
+ * words. Crossing Comlink, only `message` survives; a worker sends the Said itself where the
+ * page must translate it.
  */
 export class SaidError extends Error {
   constructor(

@@ -590,7 +590,7 @@ function timeoutText(ms: number): Said {
   return said('rt_time_limit', { s: Math.round(ms / 1000) });
 }
 
-/** An error the page wrote (no Python raised it): its traceback is its one line, in English as the API has it. */
+/** An error the page wrote (no Python raised it): its traceback is its one line, in English as the API has it (where the page has English: tellInEnglish). */
 function pageError(ename: string, text: Said): RunError {
   const evalue = tellInEnglish(text);
   return { ename, evalue, traceback: `${ename}: ${evalue}`, said: text };

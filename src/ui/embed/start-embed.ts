@@ -58,6 +58,7 @@ async function showLanguage(hash: string): Promise<void> {
   } catch (error) {
     // internal: the console's, for the course page's developer.
     console.warn('PyTabs embed: its language could not load; showing English.', error);
+    await setLocale('en');
   }
 }
 
