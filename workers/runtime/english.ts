@@ -1,8 +1,11 @@
+import { knowEnglish } from '../../src/lib/i18n/catalog';
 import { tellWith, type Said } from '../../src/lib/i18n/said';
 import { ENGLISH_PYTHON } from '../../src/lib/i18n/python-english';
 import {
   libb_file_exists,
   libb_no_file,
+  lib2_db_gone,
+  lib2_db_newer,
   lib_path_absolute,
   lib_path_backslash,
   lib_path_bad_char,
@@ -44,7 +47,11 @@ const ENGLISH = {
   lib_path_too_long,
   libb_file_exists,
   libb_no_file,
+  // The database could not be opened (src/lib/storage/db.ts words it with tellInEnglish).
+  lib2_db_gone,
+  lib2_db_newer,
 };
+knowEnglish(ENGLISH);
 
 /**
  * A text of this worker in English, where the API has words beside the said text the page

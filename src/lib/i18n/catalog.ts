@@ -40,6 +40,14 @@ export function messages(): Messages {
   return active;
 }
 
+/**
+ * A worker, which loads no catalog, gives the few English messages it words itself, so that
+ * code shared with the page (an error's message) words them in English there too.
+ */
+export function knowEnglish(some: Partial<typeof english>): void {
+  loadedEnglish ??= some as unknown as Messages;
+}
+
 /** The English messages when this page has loaded them (it showed English), else undefined. */
 export function englishMessages(): Messages | undefined {
   return loadedEnglish;

@@ -1,7 +1,6 @@
 import { openDB, unwrap, type DBSchema, type IDBPDatabase } from 'idb';
 import type { VariableInfo } from '../worker-api';
-import { said, tellWith, type Said } from '../i18n/said';
-import { lib2_db_gone, lib2_db_newer } from '../i18n/paraglide/messages/en.js';
+import { said, tellInEnglish, type Said } from '../i18n/said';
 
 /** Bump with a migration in `upgrade` whenever a store or index changes. */
 export const SCHEMA_VERSION = 2;
@@ -235,12 +234,12 @@ export const SESSION_STORES = ['files', 'fileData', 'variables', 'pickles', 'rep
 
 /**
  * A failure to open the database, said for the page (errorText tells `said`). Its message is
- * English from these two messages alone: the session worker opens the database too, and bundles
- * no catalog.
+ * English where English is known: a page that showed English, or the session worker, which
+ * opens the database too and knows these two messages by name (workers/runtime/english.ts).
  */
 class OpenError extends Error {
   constructor(readonly said: Said) {
-    super(tellWith({ lib2_db_gone, lib2_db_newer }, said));
+    super(tellInEnglish(said));
   }
 }
 
