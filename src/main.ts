@@ -61,7 +61,12 @@ async function startApp(): Promise<void> {
   // The language is read and its messages loaded while the database opens: the first paint shows it.
   const language = startLocale();
   try {
-    const manager = await SessionManager.open({ onBlocked: () => showBlocked(target) });
+    // Told once the language is there (before it, a message reads as its key), unless the
+    // database opened meanwhile.
+    let opened = false;
+    const blocked = () => void language.catch(() => undefined).then(() => opened || showBlocked(target));
+    const manager = await SessionManager.open({ onBlocked: blocked });
+    opened = true;
     performance.mark('pytabs:storage-open');
     serviceWorker.attach(manager);
     window.pytabs = createApi(manager);
