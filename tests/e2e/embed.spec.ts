@@ -363,6 +363,22 @@ test("embeds on a page of the app's own origin are kept apart from the person's 
 });
 
 /** An embed's fragment with code packed as a shared link's. */
+/** How many rounds in the database have their end stored (`state` other than running). */
+async function finishedRounds(): Promise<number> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open('pytabs');
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const rounds = await new Promise<{ state?: string }[]>((resolve, reject) => {
+    const req = db.transaction('rounds').objectStore('rounds').getAll();
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  db.close();
+  return rounds.filter((round) => round.state !== undefined && round.state !== 'running').length;
+}
+
 function embedHash(params: string, payload: unknown, raw?: Uint8Array): string {
   const data = raw ?? deflateSync(new TextEncoder().encode(JSON.stringify(payload)));
   return `#/embed?${params}&v=1&z=${Buffer.from(data).toString('base64url')}`;
@@ -462,6 +478,8 @@ test('an embed whose page allows it (step=1) shows Step through beside Run and t
   // The step-through is kept with its round: a reader who comes back and steps again finds it drawn.
   await page.getByRole('button', { name: 'Step through' }).click();
   await expect(view.getByRole('slider', { name: 'Step' })).toHaveAttribute('max', '5', FIRST_RUN);
+  // The view draws before the round's end is stored; a reload before that finds the round unfinished.
+  await expect.poll(() => page.evaluate(finishedRounds)).toBe(3);
   await page.reload();
   await expect(view.getByRole('slider', { name: 'Step' })).toHaveAttribute('max', '5');
   const axe = await new AxeBuilder({ page }).analyze();
