@@ -7,10 +7,16 @@ import compatWasmUrl from '@wllama/wllama-compat/wasm/wllama.wasm?url';
 import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
 import { hasJspi, hasMemory64, webGpu } from '../src/lib/capabilities';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
+import { knowEnglish } from '../src/lib/i18n/catalog';
+import { chat_gguf_count, chat_gguf_cut, chat_gguf_header_cut, chat_gguf_not, chat_gguf_type, chat_gguf_version } from '../src/lib/i18n/paraglide/messages/en.js';
 import { said, type Said } from '../src/lib/i18n/said';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import { LoadStalled, PromptTooLong } from '../src/lib/local-model/worker-api';
 import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
+
+// A file's GGUF refusal (GgufError) crosses to the page as its message only: worded in English
+// by these messages by name, as this worker bundles no catalog.
+knowEnglish({ chat_gguf_count, chat_gguf_cut, chat_gguf_header_cut, chat_gguf_not, chat_gguf_type, chat_gguf_version });
 
 // The local model's worker: llama.cpp (wllama) is driven from here, never from the page, and
 // wllama runs the wasm in a worker of its own that it starts from this one (its threads are
