@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, type Person, type Target } from './person';
+import type { StaticHost } from '../e2e/static-host';
 import { ARROWS, ENGLISH_STEP_NAMES } from './step-view';
 
 // An iPad upright (768 × 1024) and a phone (390 × 844) in WebKit, iPads' engine: nothing runs off
@@ -64,6 +65,18 @@ async function touchSized(person: Person, target: Target): Promise<{ name: strin
   }, target);
 }
 
+/** The app, with what it stored, in an iframe of 390 × 844 on a page of its own host: a phone, narrower than MiniBrowser's window can be. */
+async function openOnPhone(person: Person, host: StaticHost): Promise<void> {
+  host.mount('phone/', (_req, res) =>
+    res
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end('<!doctype html><html lang="en"><title>A phone</title><body style="margin:0"><iframe title="PyTabs" src="../" style="display:block;border:0;width:390px;height:844px"></iframe></body></html>'),
+  );
+  await person.page.goto(`${host.url}phone/`);
+  await person.page.enterFrame();
+  await person.untilReady();
+}
+
 async function renameInDialog(person: Person, name: string): Promise<void> {
   await person.fill({ role: 'textbox', name: 'Session name', within: RENAME }, name);
   await person.click({ role: 'button', name: 'Save name', within: RENAME });
@@ -122,14 +135,7 @@ test('an iPad and a phone: nothing runs off the screen, the Session actions menu
   await person.expectGone(settings);
 
   // The phone: the same app in an iframe of 390 × 844, with the round it stored.
-  host.mount('phone/', (_req, res) =>
-    res
-      .writeHead(200, { 'Content-Type': 'text/html' })
-      .end('<!doctype html><html lang="en"><title>A phone</title><body style="margin:0"><iframe title="PyTabs" src="../" style="display:block;border:0;width:390px;height:844px"></iframe></body></html>'),
-  );
-  await person.page.goto(`${host.url}phone/`);
-  await person.page.enterFrame();
-  await person.untilReady();
+  await openOnPhone(person, host);
   await person.expectText(person.reply(1), 'xxxxxxxxxx');
   expect(await person.page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([390, 844]);
   expect(await onFirstScreen(person, { role: 'textbox', name: 'Message' })).toBe(true);
@@ -179,14 +185,7 @@ test('an iPad and a phone: the step-through fits, its controls are touch-sized, 
   await stepsThrough(768, 'the iPad');
 
   // The phone: the same app in an iframe of 390 × 844, with the step-through kept with its round.
-  host.mount('phone/', (_req, res) =>
-    res
-      .writeHead(200, { 'Content-Type': 'text/html' })
-      .end('<!doctype html><html lang="en"><title>A phone</title><body style="margin:0"><iframe title="PyTabs" src="../" style="display:block;border:0;width:390px;height:844px"></iframe></body></html>'),
-  );
-  await person.page.goto(`${host.url}phone/`);
-  await person.page.enterFrame();
-  await person.untilReady();
+  await openOnPhone(person, host);
   await person.find(view, { timeout: FIRST_RUN });
   expect(await person.page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([390, 844]);
   await stepsThrough(390, 'the phone');
