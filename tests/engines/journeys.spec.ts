@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
-import { ONE_CHECK } from '../e2e/hand-ins';
+import { assignmentFileInPage, ONE_CHECK } from '../e2e/hand-ins';
 import { runPython, startMockServer, stdoutOf, text, toolCalls } from '../mock-openai/server';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, Person } from './person';
@@ -387,16 +387,7 @@ test('Erase all data on this device leaves no database behind, and a reload is a
 test('a crashed worker (os.abort()) restarts its session, which then runs, stops, checks and hands in', ANY_HOST, async ({ person, host }) => {
   await person.open(host.url);
   // A student's session of a one-check assignment, opened from its file as a student would.
-  const file = await person.page.evaluate(async (draft) => {
-    type Lib = { saveAsAssignment: (api: unknown, id: string, draft: unknown) => Promise<{ file: { data: Uint8Array } }> };
-    type Api = { createSession: (name: string) => Promise<{ id: string }>; deleteSession: (id: string) => Promise<void> };
-    const { pytabs: api, pytabsLib: lib } = window as unknown as { pytabs: Api; pytabsLib: Lib };
-    const teacher = await api.createSession('Teacher');
-    const { file } = await lib.saveAsAssignment(api, teacher.id, draft);
-    // Only its file is needed; its tab, named by the assignment too, would be the student's namesake.
-    await api.deleteSession(teacher.id);
-    return Array.from(file.data);
-  }, ONE_CHECK);
+  const file = await person.page.evaluate(assignmentFileInPage, ONE_CHECK);
   await person.choose('Import session', [{ name: 'Crash course.pytabs.zip', data: new Uint8Array(file) }]);
   await person.find({ role: 'heading', name: 'Crash course' });
   const crashTab = tab('Crash course');
