@@ -71,12 +71,7 @@ test('in French, a Code round with input(), and an Ask round against the mock se
     await expect(first).toContainText(/Terminé en/);
 
     // The endpoint, set in Settings → Assistant in French.
-    await page.getByRole('button', { name: 'Réglages' }).click();
-    const settings = page.getByRole('dialog', { name: 'Réglages' });
-    await settings.getByRole('textbox', { name: 'URL de base', exact: true }).fill(server.baseUrl);
-    await settings.getByRole('textbox', { name: 'Modèle', exact: true }).fill('split-tool');
-    await settings.getByRole('button', { name: 'Enregistrer les réglages' }).click();
-    await expect(settings).toBeHidden();
+    await setEndpointInFrench(page, server.baseUrl, 'split-tool');
 
     // An Ask round: the model runs code through the tool, then answers.
     await page.getByRole('radiogroup', { name: 'Type de message' }).getByRole('radio', { name: 'Demander' }).check();
@@ -101,6 +96,16 @@ test('in French, a Code round with input(), and an Ask round against the mock se
   }
 });
 
+/** Sets the assistant's endpoint in Settings → Assistant, as a person does with the app in French. */
+async function setEndpointInFrench(page: Page, baseUrl: string, model: string): Promise<void> {
+  await page.getByRole('button', { name: 'Réglages' }).click();
+  const settings = page.getByRole('dialog', { name: 'Réglages' });
+  await settings.getByRole('textbox', { name: 'URL de base', exact: true }).fill(baseUrl);
+  await settings.getByRole('textbox', { name: 'Modèle', exact: true }).fill(model);
+  await settings.getByRole('button', { name: 'Enregistrer les réglages' }).click();
+  await expect(settings).toBeHidden();
+}
+
 // A 1×1 PNG, inline: it loads from no server.
 const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -114,12 +119,7 @@ test('in French, images without alt text are named in French: an output’s, the
     const first = page.getByRole('group', { name: 'Réponse au message 1' });
     await expect(first.getByRole('img', { name: 'Image de la sortie', exact: true })).toBeVisible(FIRST_RUN);
 
-    await page.getByRole('button', { name: 'Réglages' }).click();
-    const settings = page.getByRole('dialog', { name: 'Réglages' });
-    await settings.getByRole('textbox', { name: 'URL de base', exact: true }).fill(server.baseUrl);
-    await settings.getByRole('textbox', { name: 'Modèle', exact: true }).fill('pictures');
-    await settings.getByRole('button', { name: 'Enregistrer les réglages' }).click();
-    await expect(settings).toBeHidden();
+    await setEndpointInFrench(page, server.baseUrl, 'pictures');
     await page.getByRole('radiogroup', { name: 'Type de message' }).getByRole('radio', { name: 'Demander' }).check();
     await message.fill('Montre-moi une image.');
     await page.getByRole('button', { name: 'Envoyer', exact: true }).click();
