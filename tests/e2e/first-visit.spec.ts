@@ -128,4 +128,19 @@ test.describe('in French', () => {
     expect(holding(catalog('fr')[key])).not.toEqual([]);
     expect(holding(catalog('en')[key])).toEqual([]);
   });
+
+  test('the French messages are fetched while the site file is still being asked, not after it', async ({ page }) => {
+    let catalogAsked = () => {};
+    const french = new Promise<void>((resolve) => (catalogAsked = resolve));
+    page.context().on('request', (request) => /\/assets\/fr-[\w-]{8}\.js$/.test(new URL(request.url()).pathname) && catalogAsked());
+    let askedFirst = false;
+    // The site file answers only once the catalog was asked for (or after 15 s, when it never is).
+    await page.route('**/site.json', async (route) => {
+      askedFirst = await Promise.race([french.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 15_000, false))]);
+      await route.fulfill({ status: 404, body: '' });
+    });
+    await openApp(page);
+    await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+    expect(askedFirst).toBe(true);
+  });
 });

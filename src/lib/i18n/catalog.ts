@@ -63,6 +63,11 @@ export function onLocaleChange(listener: (locale: Locale) => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** Starts fetching `locale`'s catalog, likely shown soon; `setLocale` then finds it loaded or on its way. */
+export function preloadLocale(locale: Locale): void {
+  LOADERS[locale]().catch(() => undefined);
+}
+
 /**
  * Shows `locale` from now on: loads its catalog, then switches every message and the page's
  * `<html lang dir>` at once. Rejects (and keeps the language shown) when its chunk cannot load.

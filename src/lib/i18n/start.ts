@@ -1,4 +1,4 @@
-import { setLocale } from './catalog';
+import { preloadLocale, setLocale } from './catalog';
 import { resolveLocale, type Locale, type LocaleSource } from './locales';
 import { loadSiteLocale, readChosenLocale, writeChosenLocale } from './preference';
 
@@ -9,8 +9,12 @@ import { loadSiteLocale, readChosenLocale, writeChosenLocale } from './preferenc
  */
 export async function startLocale(appUrl: string = location.href): Promise<{ locale: Locale; source: LocaleSource; site: Locale | null }> {
   const chosen = readChosenLocale();
+  const browser = globalThis.navigator?.languages ?? [];
+  // The browser's language is fetched while the site file is asked, not after it: on a first
+  // visit both are on the way to the first paint. A site default that differs costs that chunk.
+  if (!chosen) preloadLocale(resolveLocale({ browser }).locale);
   const site = chosen ? null : await loadSiteLocale(appUrl);
-  const picked = resolveLocale({ chosen, site, browser: globalThis.navigator?.languages ?? [] });
+  const picked = resolveLocale({ chosen, site, browser });
   try {
     await setLocale(picked.locale);
     return { ...picked, site };
