@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorText, setLocale, tell } from '../../src/lib/i18n';
 import { validateWorkspacePath } from '../../src/lib/paths';
 import { ImportError, decodeShare, importSession } from '../../src/lib/portability';
+import { notebookFromHistory } from '../../src/lib/portability/notebook';
+import type { Round } from '../../src/lib/chat/types';
+import { said } from '../../src/lib/i18n/said';
 import { previewFile } from '../../src/lib/workspace/preview';
 import { portableDevice } from './portable-device';
 
@@ -44,5 +47,13 @@ describe('portability refusals in French', () => {
     const preview = await previewFile('model.bin', new Uint8Array([0, 1, 2]));
     expect(preview.kind).toBe('none');
     if (preview.kind === 'none') expect(tell(preview.reason)).toBe('Pas d’aperçu pour ce type de fichier ; téléchargez-le pour l’ouvrir.');
+  });
+
+  it("a round's error that PyTabs said is written into an exported notebook in the reader's words", () => {
+    const round = { seq: 1, message: 'print(', events: [{ type: 'round_error', message: said('chat_no_code') }] } as unknown as Round;
+    const notebook = notebookFromHistory([round]) as { cells: { cell_type: string; source: string }[] };
+    const written = notebook.cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source).join('\n');
+    expect(written).toContain(tell(said('chat_no_code')));
+    expect(written).not.toContain('[object Object]');
   });
 });

@@ -5,6 +5,7 @@ import { typedLine } from '../chat/terminal';
 import type { MimeBundle } from '../worker-api';
 import { ImportError } from './errors';
 import { said, tell } from '../i18n/said';
+import { tellText } from '../i18n/text';
 import { integer, list, multiline, parseJson, record, text } from './checks';
 import { MAX_MESSAGE_CHARS, MAX_ROUNDS } from './limits';
 import { PYODIDE_VERSION } from './manifest';
@@ -117,7 +118,7 @@ export function notebookFromHistory(rounds: Round[]): object {
         }
       }
     }
-    for (const e of round.events) if (e.type === 'round_error') markdown(id(part++), `**${tell(said('lib_nb_could_not_run'))}** ${e.message}`);
+    for (const e of round.events) if (e.type === 'round_error') markdown(id(part++), `**${tell(said('lib_nb_could_not_run'))}** ${tellText(e.message)}`);
   }
   return {
     nbformat: 4,
