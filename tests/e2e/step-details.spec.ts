@@ -120,29 +120,34 @@ test('a step with more objects than are drawn says so, and a list longer than it
   await expect(nums.getByText('Not shown: 30')).toBeVisible();
 });
 
-test('"Output so far" follows the steps: forward past a print shows its text, back hides it again', async ({ page }) => {
+test('"Output so far" follows the steps: forward past a print shows its text, back hides it again, by button and by the arrow keys', async ({ page }) => {
   await openApp(page);
   const view = await stepThrough(page, ["print('one')", 'x = 2', "print('two', x)", 'done = True'].join('\n'));
   const output = view.getByRole('region', { name: 'Output so far' });
   const said = view.getByRole('status');
-  const forward = view.getByRole('button', { name: 'Forward' });
-  const back = view.getByRole('button', { name: 'Back' });
+  const slider = view.getByRole('slider', { name: 'Step' });
   // Steps: the call, lines 1 to 4 about to run, the return.
-  await forward.click();
+  await view.getByRole('button', { name: 'Forward' }).click();
   await expect(said).toHaveText('Line 1 runs next');
   await expect(output).not.toContainText('one');
-  await forward.click();
+  await view.getByRole('button', { name: 'Forward' }).click();
   await expect(output).toContainText('one');
   await expect(output).not.toContainText('two');
-  await forward.click();
-  await forward.click();
+  // The keys a person steps with, on the view: Right and Down go forward, Up and Left back.
+  await view.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(slider).toHaveValue('3');
+  await page.keyboard.press('ArrowDown');
+  await expect(slider).toHaveValue('4');
   await expect(said).toHaveText('Line 3: nothing changed');
   await expect(output).toContainText('one\ntwo 2', { useInnerText: true });
-  await back.click();
+  await page.keyboard.press('ArrowUp');
+  await expect(slider).toHaveValue('3');
   await expect(output).toContainText('one');
   await expect(output).not.toContainText('two');
-  await back.click();
-  await back.click();
+  await page.keyboard.press('ArrowLeft');
+  await view.getByRole('button', { name: 'Back' }).click();
+  await expect(slider).toHaveValue('1');
   await expect(output).not.toContainText('one');
 });
 
