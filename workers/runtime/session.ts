@@ -21,13 +21,12 @@ import type {
 } from '../../src/lib/worker-api';
 import type { WorkerAnswer } from '../../src/lib/stdin-protocol';
 import { installRuntimeFiles } from './python-files';
-import { said, type Said } from '../../src/lib/i18n/said';
+import { said, SaidError, type Said } from '../../src/lib/i18n/said';
 import { OutputStream } from './output';
 import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
-import { inEnglish } from './english';
 
 /** How a program run can end, as pytabs.programs.run_program says it. */
 const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
@@ -36,10 +35,10 @@ const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
 const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
 
 /** A check or a case refused because the hand-in's code changed what it runs on (said: the page words it). */
-/** `raw` when `problem` finds nothing, else an error in English: only its message crosses to the page. */
+/** `raw` when `problem` finds nothing, else its refusal (crossing.ts takes its said text to the page). */
 function checkedPath(raw: string, problem: (raw: string) => Said | null): string {
   const found = problem(raw);
-  if (found) throw new Error(inEnglish(found));
+  if (found) throw new SaidError(found);
   return raw;
 }
 
@@ -459,7 +458,7 @@ export class WorkerSession {
 
   async deleteFile(rawPath: string): Promise<void> {
     const path = checkedPath(rawPath, existingPathProblem);
-    if (!this.known.has(path)) throw new Error(inEnglish(said('libb_no_file', { name: quoteName(path) })));
+    if (!this.known.has(path)) throw new SaidError(said('libb_no_file', { name: quoteName(path) }));
     this.pyodide.FS.unlink(`${WORKSPACE}/${path}`);
     await this.commitFiles({ delete: [path] });
   }
@@ -467,8 +466,8 @@ export class WorkerSession {
   async renameFile(rawFrom: string, rawTo: string): Promise<void> {
     const from = checkedPath(rawFrom, existingPathProblem);
     const to = checkedPath(rawTo, newPathProblem);
-    if (!this.known.has(from)) throw new Error(inEnglish(said('libb_no_file', { name: quoteName(from) })));
-    if (this.known.has(to)) throw new Error(inEnglish(said('libb_file_exists', { name: quoteName(to) })));
+    if (!this.known.has(from)) throw new SaidError(said('libb_no_file', { name: quoteName(from) }));
+    if (this.known.has(to)) throw new SaidError(said('libb_file_exists', { name: quoteName(to) }));
     const data = this.pyodide.FS.readFile(`${WORKSPACE}/${from}`);
     this.writeToFs(to, data);
     this.pyodide.FS.unlink(`${WORKSPACE}/${from}`);
