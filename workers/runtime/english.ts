@@ -21,6 +21,8 @@ import {
   rt_package_not_installed,
   rt_package_offline,
   rt_package_unreachable,
+  w3_commit_failed,
+  w3_commit_quota,
 } from '../../src/lib/i18n/paraglide/messages/en.js';
 
 /**
@@ -55,5 +57,8 @@ export const WORKER_ENGLISH = {
   // The database could not be opened (src/lib/storage/db.ts words it with tellInEnglish).
   lib2_db_gone,
   lib2_db_newer,
+  // A run's changes not saved (session.ts): the API's commitError, beside its said text.
+  w3_commit_failed,
+  w3_commit_quota,
 };
 knowEnglish(WORKER_ENGLISH);
