@@ -8,15 +8,54 @@ import compatWorkerCode from '@wllama/wllama-compat/wasm/wllama.js?raw';
 import { hasJspi, hasMemory64, webGpu } from '../src/lib/capabilities';
 import { countedResponse, fileNameOf } from '../src/lib/fetch-progress';
 import { knowEnglish } from '../src/lib/i18n/catalog';
-import { chat_gguf_count, chat_gguf_cut, chat_gguf_header_cut, chat_gguf_not, chat_gguf_type, chat_gguf_version } from '../src/lib/i18n/paraglide/messages/en.js';
-import { said, type Said } from '../src/lib/i18n/said';
+import { carrySaidErrors } from '../src/lib/i18n/crossing';
+import {
+  chat_gguf_count,
+  chat_gguf_cut,
+  chat_gguf_header_cut,
+  chat_gguf_not,
+  chat_gguf_type,
+  chat_gguf_version,
+  chat_model_empty,
+  chat_model_fetch_failed,
+  chat_model_web_page,
+  w3_model_answer_failed,
+  w3_model_architecture,
+  w3_model_gpu_no_room,
+  w3_model_no_memory,
+  w3_model_none_loaded,
+  w3_model_other_site,
+  w3_model_refused,
+  w3_model_worker_busy,
+} from '../src/lib/i18n/paraglide/messages/en.js';
+import { said, SaidError, type Said } from '../src/lib/i18n/said';
 import { readGgufBlobHeader, truncation, GgufError } from '../src/lib/local-model/gguf';
 import { LoadStalled, PromptTooLong } from '../src/lib/local-model/worker-api';
 import type { CompletionResult, FinishReason, GenerateOptions, LoadOptions, LoadProgress, ModelInfo, ModelSource, ModelWorkerApi } from '../src/lib/local-model/worker-api';
 
-// A file's GGUF refusal (GgufError) crosses to the page as its message only: worded in English
-// by these messages by name, as this worker bundles no catalog.
-knowEnglish({ chat_gguf_count, chat_gguf_cut, chat_gguf_header_cut, chat_gguf_not, chat_gguf_type, chat_gguf_version });
+// This worker's refusals (SaidError, GgufError) cross to the page with their said text, which the
+// page tells in the reader's language; their message, for logs, is worded in English by these
+// messages by name, as this worker bundles no catalog.
+knowEnglish({
+  chat_gguf_count,
+  chat_gguf_cut,
+  chat_gguf_header_cut,
+  chat_gguf_not,
+  chat_gguf_type,
+  chat_gguf_version,
+  chat_model_empty,
+  chat_model_fetch_failed,
+  chat_model_web_page,
+  w3_model_answer_failed,
+  w3_model_architecture,
+  w3_model_gpu_no_room,
+  w3_model_no_memory,
+  w3_model_none_loaded,
+  w3_model_other_site,
+  w3_model_refused,
+  w3_model_worker_busy,
+});
+carrySaidErrors();
 
 // The local model's worker: llama.cpp (wllama) is driven from here, never from the page, and
 // wllama runs the wasm in a worker of its own that it starts from this one (its threads are
@@ -81,6 +120,7 @@ class NoStorage implements StorageBackend {
     return null;
   }
   async write(): Promise<void> {
+    // internal: never reached, as wllama is handed a Blob and downloads nothing.
     throw new Error('PyTabs keeps model files itself; wllama is not asked to download.');
   }
   async getSize(): Promise<number> {
@@ -130,13 +170,12 @@ function missingFeatures(): string[] {
 /** Fetches a file of this app's origin, counting its bytes as they arrive (total 0: not known). */
 async function download(url: string, onProgress?: (progress: LoadProgress) => void): Promise<Blob> {
   const address = new URL(url, self.location.href);
-  if (address.origin !== self.location.origin) throw new Error(`Only a model file on this app's own site can be loaded by address (not ${address.origin}).`);
+  if (address.origin !== self.location.origin) throw new SaidError(said('w3_model_other_site', { origin: address.origin }));
   const response = await fetch(address);
-  if (!response.ok || !response.body) throw new Error(`The model file could not be fetched: ${response.status} ${response.statusText} (${address.pathname}).`);
+  // The status text is the server's words.
+  if (!response.ok || !response.body) throw new SaidError(said('chat_model_fetch_failed', { status: `${response.status} ${response.statusText} (${address.pathname})` }));
   // Many hosts answer a missing file with their index page.
-  if (response.headers.get('Content-Type')?.startsWith('text/html')) {
-    throw new Error(`The address gave a web page, not a model file: is the file at ${address.pathname}?`);
-  }
+  if (response.headers.get('Content-Type')?.startsWith('text/html')) throw new SaidError(said('chat_model_web_page', { path: address.pathname }));
   // Reported at most every 100 ms: a model is hundreds of MB.
   const counted = countedResponse(response, fileNameOf(address.href), ({ loaded, total }) => onProgress?.({ phase: 'download', loaded, total: total ?? 0 }));
   return counted.blob();
@@ -162,13 +201,11 @@ function answerFailure(): string {
   return line?.trim() ?? '';
 }
 
-/** The plain message for a model llama.cpp refused (it reports why only in its log). */
-function refusal(architecture: string, fallback: string): Error {
-  const said = nativeReason();
-  if (/unknown model architecture/i.test(said)) {
-    return new Error(`This model's architecture ("${architecture}") is not one this version of llama.cpp knows.`);
-  }
-  return new Error(`llama.cpp could not load this model: ${said || fallback}`);
+/** Why llama.cpp refused the model (it reports why only in its log; its reason stays in its words). */
+function refusal(architecture: string, fallback: string): Said {
+  const reason = nativeReason();
+  if (/unknown model architecture/i.test(reason)) return said('w3_model_architecture', { architecture });
+  return said('w3_model_refused', { reason: reason || fallback });
 }
 
 /** llama.cpp's buffers as its log tells them ("llama_kv_cache:  CPU KV buffer size = 24.00 MiB"): where, for what, how big. */
@@ -203,11 +240,11 @@ async function load(source: ModelSource, options: LoadOptions, onProgress?: (pro
 }
 
 async function loadModel(source: ModelSource, options: LoadOptions, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
-  if (wllama) throw new Error('This worker already holds a model: unload it first.');
+  if (wllama) throw new SaidError(said('w3_model_worker_busy'));
   const started = performance.now();
   const missing = missingFeatures();
   const blob = source.kind === 'blob' ? source.blob : await download(source.url, onProgress);
-  if (blob.size === 0) throw new Error('The model file is empty.');
+  if (blob.size === 0) throw new SaidError(said('chat_model_empty'));
   const header = await readGgufBlobHeader(blob);
   const cut = truncation(header, blob.size);
   if (cut) throw new GgufError('truncated', cut);
@@ -230,7 +267,7 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
     // WebGPU could not take it (a driver's limit, a shader it lacks): the CPU can.
     model = await start(blob, { architecture, nCtx, threads, gpu: false, seed: options.seed });
     onGpu = false;
-    backendReason = said('rtw_model_cpu_gpu_failed', { error: (error as Error).message });
+    backendReason = said('rtw_model_cpu_gpu_failed', { error: error instanceof SaidError ? error.said : (error as Error).message });
   }
   // What llama.cpp did, by its own report, over what was asked of it: its weights in CPU buffers only.
   // Where the weights went ("CPU", "CPU_Mapped", "WebGPU"…), one entry per buffer.
@@ -265,7 +302,7 @@ async function loadModel(source: ModelSource, options: LoadOptions, onProgress?:
 }
 
 /** A refusal that another backend would refuse too: the file, not where it runs. */
-class ModelRefused extends Error {}
+class ModelRefused extends SaidError {}
 
 /**
  * A wllama holding the file, on WebGPU (every layer) or the CPU. PyTabs keeps the model files
@@ -300,7 +337,7 @@ async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { a
   } catch (error) {
     await model.exit().catch(() => undefined);
     if (error instanceof LoadStalled) throw error;
-    if (nativeReason() || !gpu) throw new ModelRefused(refusal(architecture, (error as Error).message).message);
+    if (nativeReason() || !gpu) throw new ModelRefused(refusal(architecture, (error as Error).message));
     throw error;
   } finally {
     clearInterval(silence);
@@ -310,17 +347,17 @@ async function start(blob: Blob, { architecture, nCtx, threads, gpu, seed }: { a
     await model.exit().catch(() => undefined);
     // llama.cpp refused it and wllama resolved anyway, every figure 0; or the wasm heap (capped
     // at 4 GiB) could not hold it, which "loads" the same way.
-    if (nativeReason()) throw new ModelRefused(refusal(architecture, '').message);
+    if (nativeReason()) throw new ModelRefused(refusal(architecture, ''));
     // On WebGPU, the GPU's memory may be what was short: the CPU is tried next.
-    if (gpu) throw new Error('it did not fit in the GPU’s memory');
-    throw new ModelRefused(`The model did not fit in the memory this browser gives the page (${blob.size} bytes).`);
+    if (gpu) throw new SaidError(said('w3_model_gpu_no_room'));
+    throw new ModelRefused(said('w3_model_no_memory', { bytes: blob.size }));
   }
   return model;
 }
 
 /** Runs one streamed chat request to its end or its stop. */
 async function complete(request: number, params: ChatCompletionParams, onText?: (text: string) => void): Promise<CompletionResult> {
-  if (!wllama) throw new Error('No model is loaded.');
+  if (!wllama) throw new SaidError(said('w3_model_none_loaded'));
   nativeLog.length = 0;
   lastError = null;
   const controller = new AbortController();
@@ -352,7 +389,8 @@ async function complete(request: number, params: ChatCompletionParams, onText?: 
     if (refused?.type === 'exceed_context_size_error' && refused.n_prompt_tokens && refused.n_ctx) {
       throw new PromptTooLong(refused.n_prompt_tokens, refused.n_ctx);
     }
-    if (!controller.signal.aborted) throw new Error(`The model failed while answering: ${answerFailure() || (error as Error).message}`);
+    // llama.cpp's reason, or wllama's, in their words.
+    if (!controller.signal.aborted) throw new SaidError(said('w3_model_answer_failed', { reason: answerFailure() || (error as Error).message }));
   } finally {
     requests.delete(request);
     await Promise.allSettled(deliveries);

@@ -1,14 +1,20 @@
 import * as Comlink from 'comlink';
+// The English this worker words its own texts in (tellInEnglish, a SaidError's message).
+import './runtime/english';
 import { openDb, type PyTabsDB } from '../src/lib/storage/db';
 import { SessionStore, type StoredSession } from '../src/lib/storage/session-store';
 import { fetchStep } from '../src/lib/fetch-progress';
 import { isPrepareMessage, type CoreFiles, type PageSnapshot, type RunEventMessage, type SessionWorkerApi, type StartOptions, type StartStep } from '../src/lib/worker-api';
 import { said } from '../src/lib/i18n/said';
+import { carrySaidErrors } from '../src/lib/i18n/crossing';
 import { PackageLoader, packageIndex, sameLockfile } from './runtime/packages';
 import { RUNTIME_SOURCES } from './runtime/python-files';
 import { WorkerSession } from './runtime/session';
 import { pyodideScript, type CreatePyodideModule } from './runtime/pyodide-script';
 import { loadSessionPyodide, type LoadedPyodide } from './runtime/snapshot';
+
+// Its refusals (SaidError, storage's OpenError) cross to the page with their said text.
+carrySaidErrors();
 
 // This worker serves exactly one session; the WorkerSession carries its id.
 let session: WorkerSession | null = null;
@@ -93,12 +99,14 @@ function moduleScript(indexURL: string, given?: Uint8Array): Promise<CreatePyodi
 }
 
 function current(): WorkerSession {
+  // internal: the page calls a session's worker only after its start (sessions/host.ts).
   if (!session) throw new Error('The session has not started yet.');
   return session;
 }
 
 const api: SessionWorkerApi = {
   async start(options: StartOptions, onProgress?: (step: StartStep) => void) {
+    // internal: the page starts a worker once (sessions/host.ts).
     if (session) throw new Error('This worker already serves a session.');
     const t0 = performance.now();
     // Through Comlink each call is a message on the callback's own port, which nothing orders

@@ -12,8 +12,12 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 /** What the person answered to one request. */
 export type InputAnswer = { kind: 'line'; text: string } | { kind: 'eof' } | { kind: 'cancelled' };
 
-/** What the worker hands Python: an answer, or why nobody can answer (pytabs/stdin.py raises EOFError with it). */
-export type WorkerAnswer = InputAnswer | { kind: 'refused'; text: string };
+/**
+ * What the worker hands Python: an answer, or why nobody can answer (pytabs/stdin.py raises
+ * EOFError with it): the page's words, or the worker's own said text (an `rt_py_` key, which
+ * Python words in the session's language).
+ */
+export type WorkerAnswer = InputAnswer | { kind: 'refused'; text: string } | { kind: 'refused'; said: Said };
 
 /*
  * The shared buffer: two Int32 slots, then the line's bytes. The worker sets the state to

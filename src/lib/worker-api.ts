@@ -94,9 +94,10 @@ export type WorkerRunEvent = RunEvent | { type: 'input_request'; request: InputR
 export interface RunOptions {
   /**
    * Set when no person is at the keyboard (code the assistant runs, a stateless run): input()
-   * raises EOFError with this text at once instead of asking.
+   * raises EOFError with this text at once instead of asking; a said text is an `rt_py_` one,
+   * which Python words in the session's language.
    */
-  noInput?: string;
+  noInput?: string | Said;
   /** Record the run's steps for a step-through (workers/python/pytabs/trace.py); the result then carries `trace`. */
   trace?: TraceOptions;
 }
@@ -293,8 +294,10 @@ export interface RunResult {
   filesDeleted: string[];
   /** Variables of this run that are not persisted, with the reason. */
   notPersisted: { name: string; reason: string }[];
-  /** Set when the commit after the run failed; the previous commit is intact. */
+  /** Set when the commit after the run failed, in English (logs, the API); the previous commit is intact. */
   commitError?: string;
+  /** The same, said: what the chat tells in the reader's language. */
+  commitSaid?: Said;
   /**
    * Runs this result stands for that storage has not counted (1 for a run that changed
    * nothing, or whose commit failed): the page counts them (src/lib/sessions/run-counts.ts).

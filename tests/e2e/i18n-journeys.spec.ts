@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
 import { pseudoText } from '../../scripts/pseudo-locales.mjs';
 import { deflateSync } from 'fflate';
+import { ggufBytes } from '../../scripts/gguf.mjs';
 import { startMockServer } from '../mock-openai/server';
 import { chooseZips, downloaded, FIRST_RUN, firstSessionId, openApp, region } from './app';
 import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
@@ -254,6 +255,72 @@ for (const size of [
     });
   });
 }
+
+/**
+ * The tiny model that calls run_python with "r" at every turn (local-model.spec.ts has it): what
+ * random weights do is known, so a round with it goes the same way each time.
+ */
+const prefersR = Buffer.from(ggufBytes({ shape: 'tiny', prefer: ['"', 'r'], name: 'Prefers r' }));
+
+/** Numbers, a line of some 1,300 characters that the tiny model’s few tokens cannot shorten much. */
+const NUMBERS = Array.from({ length: 250 }, (_, i) => (i * 7919) % 10007).join(' ');
+
+test.describe('pseudo-language with the model in this browser, at 390 × 844', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true });
+
+  test('a question whose earlier rounds outgrow the model’s context: the note of what was left out is marked, nothing off the screen, axe clean', async ({ page }) => {
+    test.setTimeout(300_000);
+    await openIn(page, 'en-XA');
+    const check = checker(page, 390);
+    const chat = page.locator('section.chat');
+    const reply = (seq: number) => page.getByRole('group', { name: ps('chat_reply_to', { seq }) });
+
+    // The model in this browser, added in Settings.
+    await page.getByRole('button', { name: ps('settings_title') }).click();
+    const settings = page.getByRole('dialog', { name: ps('settings_title') });
+    await settings.getByRole('radio', { name: ps('chat_provider_local') }).check();
+    const chooser = page.waitForEvent('filechooser');
+    await settings.getByRole('button', { name: ps('chat_add_model_file') }).click();
+    await (await chooser).setFiles({ name: 'prefers-r.gguf', mimeType: 'application/octet-stream', buffer: prefersR });
+    await expect(settings.getByRole('radio', { name: /Prefers r/ })).toBeChecked();
+    await settings.getByRole('button', { name: ps('settings_save') }).click();
+    await expect(settings).toBeHidden();
+
+    // The session holds the r the model's code reads, so its runs end without a Python error.
+    const mode = page.getByRole('radiogroup', { name: ps('chat_mode') });
+    await mode.getByRole('radio', { name: ps('chat_mode_code') }).check();
+    await sendIn(page, ps, 'r = 42');
+    await expect(reply(1)).toContainText(ps('chat_done_in', { duration: '\u0000' }).split('\u0000')[0], FIRST_RUN);
+
+    // A first question, which fits: llama.cpp's count of its prompt teaches the page how many tokens a character takes.
+    await mode.getByRole('radio', { name: ps('chat_mode_ask') }).check();
+    await sendIn(page, ps, '?');
+    await expect(reply(2).getByRole('group', { name: ps('chat_code_n', { n: 1 }) })).toContainText('42', { timeout: 120_000 });
+    await page.getByRole('button', { name: ps('chat_stop'), exact: true }).click();
+    await expect(reply(2)).toContainText(ps('chat_note_stopped'));
+
+    // Two Code rounds whose code and output, kept word for word for the model, outgrow its 2,048 tokens.
+    await mode.getByRole('radio', { name: ps('chat_mode_code') }).check();
+    for (const seq of [3, 4]) {
+      await sendIn(page, ps, `# ${NUMBERS}\nprint('${NUMBERS} ' * 2)`);
+      await expect(reply(seq)).toContainText(NUMBERS.slice(0, 40), FIRST_RUN);
+    }
+
+    // The next question is fitted before it is sent, by leaving the earlier rounds out, and says so.
+    await mode.getByRole('radio', { name: ps('chat_mode_ask') }).check();
+    await sendIn(page, ps, '?');
+    const cutNote = ps('chat_note_context_cut', { tokens: '\u0000', parts: '' }).split('\u0000')[0];
+    await expect(reply(5)).toContainText(cutNote, { timeout: 120_000 });
+    // What was left out is said too: inside the note's marks, once the texts marked within are cut
+    // out, no plain letter is left (the marks checked below take a whole marked span, its parameters with it).
+    let inside = (await reply(5).locator('p.note').filter({ hasText: cutNote }).innerText()).trim().slice(1, -1);
+    for (let before = ''; before !== inside; ) [before, inside] = [inside, inside.replace(/⟦[^⟦⟧]*⟧/g, '')];
+    expect(inside).not.toMatch(/[A-Za-z]/);
+    await page.getByRole('button', { name: ps('chat_stop'), exact: true }).click();
+    await expect(reply(5)).toContainText(ps('chat_note_stopped'));
+    await check('an Ask round whose context was cut', chat, ASKED);
+  });
+});
 
 for (const size of [
   { width: 390, height: 844, mobile: true },

@@ -249,6 +249,36 @@ test('files that are not a whole GGUF model of a known architecture get plain er
   await expect.poll(async () => (await modelWorkers(page)).filter((url) => !url.startsWith('blob:')).length).toBe(1);
 });
 
+test('in French, a model file llama.cpp refuses says why in French, in the chat and in Settings', async ({ page }) => {
+  test.setTimeout(180_000);
+  // A whole GGUF file, kept without a complaint: only llama.cpp, in the model's worker, refuses it.
+  const nosuch = Buffer.from(ggufBytes({ shape: 'tiny', architecture: 'nosuch', name: 'Nosuch' }));
+  const refusal = 'L’architecture de ce modèle (« nosuch ») n’est pas connue de cette version de llama.cpp.';
+  await page.addInitScript(() => localStorage.setItem('pytabs-language', 'fr'));
+  await openApp(page);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+
+  await page.getByRole('button', { name: 'Réglages' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Réglages' });
+  await dialog.getByRole('radio', { name: 'Un modèle dans ce navigateur' }).check();
+  const chooser = page.waitForEvent('filechooser');
+  await dialog.getByRole('button', { name: 'Ajouter un fichier de modèle' }).click();
+  await (await chooser).setFiles({ name: 'nosuch.gguf', mimeType: 'application/octet-stream', buffer: nosuch });
+  await expect(dialog.getByRole('radio', { name: /^Nosuch/ })).toBeChecked();
+  await dialog.getByRole('button', { name: 'Enregistrer les réglages' }).click();
+  await expect(page.getByText('Réglages enregistrés.')).toBeVisible();
+
+  await page.getByRole('radiogroup', { name: 'Type de message' }).getByRole('radio', { name: 'Demander' }).check();
+  await page.getByRole('textbox', { name: 'Message' }).fill('Combien font 6 × 7 ?');
+  await page.getByRole('button', { name: 'Envoyer', exact: true }).click();
+  const answer = page.getByRole('group', { name: 'Réponse au message 1' });
+  await expect(answer).toContainText(refusal, { timeout: 120_000 });
+  await expect(answer).not.toContainText('architecture ("nosuch")');
+
+  await page.getByRole('button', { name: 'Réglages' }).click();
+  await expect(dialog.getByRole('status', { name: 'Modèle dans ce navigateur' })).toHaveText(`Il n’a pas pu être chargé : ${refusal}`);
+});
+
 /**
  * A tiny model that prefers '"' and then 'r' over every other token (scripts/gguf.mjs `prefer`):
  * under the turn's schema it calls run_python (the only name starting with r) with the code "r"

@@ -131,3 +131,21 @@ test('a model added and never asked answers with the host gone: its runtime was 
   await person.expectText(person.reply(2), 'Stopped', 60_000);
   expect(host.refusedBeyondStartChecks).toEqual([]);
 });
+
+test('in French, a model file llama.cpp refuses says why in French: its worker’s refusal crosses with its said text', async ({ person, host }) => {
+  // A whole GGUF file, kept without a complaint: only llama.cpp, in the model's worker, refuses it.
+  const nosuch = Buffer.from(ggufBytes({ shape: 'tiny', architecture: 'nosuch', name: 'Nosuch' }));
+  await person.open(host.url);
+  await person.chooseLanguage('fr');
+  const settings = { role: 'dialog', name: 'Réglages' };
+  await person.click({ role: 'radio', name: 'Un modèle dans ce navigateur', within: settings });
+  await person.choose('Ajouter un fichier de modèle', [{ name: 'nosuch.gguf', data: nosuch }]);
+  await person.find({ role: 'radio', namePrefix: 'Nosuch', within: settings });
+  await person.click({ role: 'button', name: 'Enregistrer les réglages', within: settings });
+  await person.expectGone(settings);
+
+  await person.click({ role: 'radio', name: 'Demander', within: { role: 'radiogroup', name: 'Type de message' } });
+  await person.fill({ role: 'textbox', name: 'Message' }, 'Combien font 6 × 7 ?');
+  await person.click({ role: 'button', name: 'Envoyer' });
+  await person.expectText({ role: 'group', name: 'Réponse au message 1' }, 'L’architecture de ce modèle (« nosuch ») n’est pas connue de cette version de llama.cpp.', 120_000);
+});

@@ -4,10 +4,12 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * No English written into the TypeScript of src/lib, nor of src/ui outside its components (its
- * `.svelte.ts` and `.ts` files; tests/unit/i18n-literals.test.ts reads the `.svelte` ones), where a
- * person would read it: src/lib throws and returns said texts (`said(...)`, `SaidError`,
- * `ImportError(said)`), which the page tells in the reader's language, and src/ui reads `m`. Every
+ * No English written into the TypeScript of src/lib, of the workers (workers/*.ts and their
+ * runtime), nor of src/ui outside its components (its `.svelte.ts` and `.ts` files;
+ * tests/unit/i18n-literals.test.ts reads the `.svelte` ones), where a person would read it: src/lib
+ * and the workers throw and return said texts (`said(...)`, `SaidError`, `ImportError(said)`),
+ * which the page tells in the reader's language (a worker's SaidError crosses with its said text:
+ * src/lib/i18n/crossing.ts), and src/ui reads `m`. Every
  * string literal and template text that reads as prose is refused, with its file and line,
  * wherever it is (a thrown error, a returned reason, a default name, a property a component
  * shows); imports, property names and catalog keys are not text.
@@ -19,7 +21,7 @@ import { describe, expect, it } from 'vitest';
  * assistant's model, which stays English by design (the system message tells it the person's
  * language, context.ts).
  */
-const READ = ['src/lib', 'src/ui'];
+const READ = ['src/lib', 'src/ui', 'workers'];
 
 /** Files left unread, with why: all their text goes to the model. */
 export const NOT_READ: Record<string, string> = {
@@ -75,7 +77,7 @@ export function libLiterals(file: string, source: string): Literal[] {
 
 const read = READ.flatMap(tsFiles).filter((file) => !(file in NOT_READ));
 
-describe('src/lib and src/ui outside components', () => {
+describe('src/lib, the workers, and src/ui outside components', () => {
   for (const file of read) {
     it(`${file} writes no English for a person outside the catalogs`, () => {
       const literals = libLiterals(file, readFileSync(join(root, file), 'utf8'));
@@ -83,8 +85,12 @@ describe('src/lib and src/ui outside components', () => {
     });
   }
 
-  it('reads every TypeScript file of src/lib and src/ui, their .svelte.ts included, but those NOT_READ names, which exist', () => {
+  it('reads every TypeScript file of src/lib, the workers and src/ui, their .svelte.ts included, but those NOT_READ names, which exist', () => {
     expect(read).toContain('src/lib/assignments/grading.ts');
+    expect(read).toContain('workers/model.worker.ts');
+    expect(read).toContain('workers/session.worker.ts');
+    expect(read).toContain('workers/runtime/session.ts');
+    expect(read).toContain('workers/runtime/stdin.ts');
     expect(read).toContain('src/ui/app-state.svelte.ts');
     expect(read).toContain('src/ui/embed/embed-view.svelte.ts');
     for (const file of Object.keys(NOT_READ)) expect(statSync(join(root, file)).isFile(), file).toBe(true);

@@ -31,6 +31,15 @@ beforeAll(async () => {
 afterAll(() => setLocale('en'));
 
 describe('the runtime in French', () => {
+  it("input() where nobody can answer says so in French: on the page, and in str() for a program that prints it", async () => {
+    // This session was started without a way to ask the person (the page gives every worker one).
+    const r = await session.run('input()', undefined, {}, limits);
+    expect(r.error?.ename).toBe('EOFError');
+    expect(r.error?.said).toEqual({ key: 'rt_py_w3_input_no_channel' });
+    expect(tell(r.error!.said!)).toBe('input() ne peut pas attendre la personne dans cette session : elle a été démarrée sans moyen de demander.');
+    expect(r.error?.evalue).toBe(tell(r.error!.said!));
+  });
+
   it('a spreadsheet error Python raises reads in French on the page, and in str() for a program that prints it', async () => {
     const r = await session.run("read_excel('notes.xlsx', 'Devoirs')", undefined, {}, limits);
     expect(r.error?.ename).toBe('SpreadsheetError');

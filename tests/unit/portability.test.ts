@@ -131,7 +131,8 @@ async function seedSession(db: PyTabsDB, id = 's1', name = 'Lesson 3: données')
       { type: 'code_start', block: 0, total: 1, code: 'for i in range(10**6): print(i)' },
       { type: 'stdout', block: 0, text: '0\n1\n' },
       { type: 'truncated', block: 0, what: 'output', limit: 200_000, total: 6_888_890, tail: '999999\n' },
-      { type: 'code_end', block: 0, durationMs: 900, notPersisted: [] },
+      // Its changes were not saved: said, as the worker says it now.
+      { type: 'code_end', block: 0, durationMs: 900, notPersisted: [], commitError: { key: 'w3_commit_failed', params: { error: 'UnknownError: the disk went away' } } },
     ]),
     // An assistant round, as the assistant issue will store it: a question, code it ran, and kinds of event this version does not know.
     { ...round(id, 3, 'What is the mean of x?', [
@@ -465,6 +466,19 @@ describe('hostile files', () => {
     ['a history event of the wrong shape', () => craft({
       'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'finished', events: [{ type: 'stdout', block: 0, text: 5 }] }] })),
     }), /round 1 event 1 \(stdout\) has no valid "text"/],
+    ...(
+      [
+        ['a commit error of another kind of text', { key: 'notice_imported', params: { name: 'x' } }, /"commitError" has an invalid "key"/],
+        ['a commit error with a parameter of its own', { key: 'w3_commit_failed', params: { error: 'E', more: { key: 'w3_commit_quota' } } }, /"commitError" has an invalid parameter/],
+        ['a commit error that is neither text nor said', 7, /"commitError" must be an object/],
+      ] as const
+    ).map(([what, commitError, message]): [string, () => Uint8Array, RegExp] => [
+      what,
+      () => craft({
+        'history.json': bytes(JSON.stringify({ format: 'pytabs-history', version: 1, rounds: [{ seq: 1, createdAt: 1, message: 'x', files: [], state: 'finished', events: [{ type: 'code_end', block: 0, durationMs: 1, notPersisted: [], commitError }] }] })),
+      }),
+      message,
+    ]),
     ['a step-through whose step points past its tables', () => withTrace((t) => void ((t.steps as { heap: number }[])[0].heap = 3)), /step-through step 1 "heap"/],
     ['a step-through whose frame has no variables', () => withTrace((t) => void ((t.steps as { frames: { scope: number }[] }[])[0].frames[0].scope = 1)), /step-through step 1 frame "scope"/],
     ['a step-through without steps', () => withTrace((t) => void delete t.steps), /step-through "steps"/],

@@ -137,6 +137,8 @@ describe('WorkerSession', () => {
     const failed = await s.run("before = 'changed'\nafter = [1, 2]\nopen('late.txt', 'w').write('late')", () => {}, {}, limits);
     expect(failed.status).toBe('ok');
     expect(failed.commitError).toContain('not saved');
+    // Said for the chat, which tells it in the reader's language; the browser's error stays its own words.
+    expect(failed.commitSaid).toEqual({ key: 'w3_commit_failed', params: { error: expect.stringMatching(/Error/) } });
     await putSession(db, record);
     const pickled = async () => Object.fromEntries((await readRestoreState(db, 's1')).pickles.map((p) => [p.name, p.data.byteLength]));
     expect(Object.keys(await pickled())).not.toContain('after');

@@ -1,5 +1,4 @@
 import { knowEnglish } from '../../src/lib/i18n/catalog';
-import { tellWith, type Said } from '../../src/lib/i18n/said';
 import { ENGLISH_PYTHON } from '../../src/lib/i18n/python-english';
 import {
   libb_file_exists,
@@ -22,10 +21,18 @@ import {
   rt_package_not_installed,
   rt_package_offline,
   rt_package_unreachable,
+  w3_commit_failed,
+  w3_commit_quota,
 } from '../../src/lib/i18n/paraglide/messages/en.js';
 
-// The messages below by name: the worker bundles these, not the whole English catalog.
-const ENGLISH = {
+/**
+ * The English of the session worker's own texts, by name: the worker bundles these, not the whole
+ * English catalog. Given to catalog.ts (knowEnglish) when this module loads, so that here, as on
+ * a page in English, `tellInEnglish` and a SaidError's message word them: an error's message (for
+ * logs; its said text crosses to the page beside it), a reading step's status text, a package
+ * failure's evalue. session.worker.ts imports this module for that.
+ */
+export const WORKER_ENGLISH = {
   ...ENGLISH_PYTHON,
   rt_package_download_failed,
   rt_package_failed,
@@ -50,14 +57,8 @@ const ENGLISH = {
   // The database could not be opened (src/lib/storage/db.ts words it with tellInEnglish).
   lib2_db_gone,
   lib2_db_newer,
+  // A run's changes not saved (session.ts): the API's commitError, beside its said text.
+  w3_commit_failed,
+  w3_commit_quota,
 };
-knowEnglish(ENGLISH);
-
-/**
- * A text of this worker in English, where the API has words beside the said text the page
- * tells (a reading step's status text, a package failure's evalue, as a page error's is), and
- * an error's message, the only part of it that crosses to the page.
- */
-export function inEnglish(text: Said): string {
-  return tellWith(ENGLISH, text);
-}
+knowEnglish(WORKER_ENGLISH);

@@ -1,7 +1,6 @@
 import { version as pyodideVersion, type Lockfile, type PyodideInterface } from 'pyodide';
 import type { RunError, RunEvent } from '../../src/lib/worker-api';
-import { said, type Said } from '../../src/lib/i18n/said';
-import { inEnglish } from './english';
+import { said, tellInEnglish, type Said } from '../../src/lib/i18n/said';
 
 /** The official package CDN for the Pyodide version the app ships (the core itself stays local). */
 export function officialPackageIndex(version: string = pyodideVersion): string {
@@ -138,6 +137,7 @@ export class PackageLoader {
         },
         // Pyodide reports each failure as a heading line followed by the cause.
         errorCallback: (message) => {
+          // internal: Pyodide's own heading, matched here, never shown.
           if (!message.startsWith('The following error occurred')) errors.push(message);
         },
       });
@@ -160,7 +160,7 @@ export class PackageLoader {
 
   private failure(names: string[], cause: Said): RunError {
     const text = said('rt_package_failed', { count: names.length, names: names.map((n) => `"${n}"`).join(', '), index: this.index.url, cause });
-    const message = inEnglish(text);
+    const message = tellInEnglish(text);
     return { ename: 'PackageLoadError', evalue: message, traceback: `PackageLoadError: ${message}`, said: text };
   }
 }

@@ -21,25 +21,21 @@ import type {
 } from '../../src/lib/worker-api';
 import type { WorkerAnswer } from '../../src/lib/stdin-protocol';
 import { installRuntimeFiles } from './python-files';
-import { said, type Said } from '../../src/lib/i18n/said';
+import { said, SaidError, tellInEnglish, type Said } from '../../src/lib/i18n/said';
 import { OutputStream } from './output';
 import type { PackageLoader } from './packages';
 import { installSpreadsheets } from './spreadsheets';
 import { channelSource, requestId, type LineSource } from './stdin';
 import { quoteName } from '../../src/lib/quote-name';
-import { inEnglish } from './english';
 
 /** How a program run can end, as pytabs.programs.run_program says it. */
 const ENDINGS: ProgramRun['ended'][] = ['finished', 'raised', 'cut', 'stopped'];
 
-/** What input() raises in a worker the page gave no channel (Node, a page that offered none). */
-const NO_CHANNEL = 'input() cannot wait for the person in this session: it was started without a way to ask.';
-
 /** A check or a case refused because the hand-in's code changed what it runs on (said: the page words it). */
-/** `raw` when `problem` finds nothing, else an error in English: only its message crosses to the page. */
+/** `raw` when `problem` finds nothing, else its refusal (crossing.ts takes its said text to the page). */
 function checkedPath(raw: string, problem: (raw: string) => Said | null): string {
   const found = problem(raw);
-  if (found) throw new Error(inEnglish(found));
+  if (found) throw new SaidError(found);
   return raw;
 }
 
@@ -97,7 +93,8 @@ export class WorkerSession {
   private readonly stderr: OutputStream;
   private sink: ((event: WorkerRunEvent) => void) | null = null;
   private interrupt: Uint8Array | null = null;
-  private lines: LineSource = () => ({ kind: 'refused', text: NO_CHANNEL });
+  // What input() raises in a worker the page gave no channel (Node, a page that offered none).
+  private lines: LineSource = () => ({ kind: 'refused', said: said('rt_py_w3_input_no_channel') });
   /** The current run's options: whether it may ask anyone. */
   private runOptions: RunOptions = {};
   /** Set by sealForGrading: names what changed of the sealed machinery since then (pytabs.guard). */
@@ -169,7 +166,8 @@ export class WorkerSession {
    * prompt), asks the page, and blocks until the person answers.
    */
   private ask(password: boolean, turtleWaitMs?: number): WorkerAnswer {
-    if (this.runOptions.noInput) return { kind: 'refused', text: this.runOptions.noInput };
+    const refusal = this.runOptions.noInput;
+    if (refusal) return typeof refusal === 'string' ? { kind: 'refused', text: refusal } : { kind: 'refused', said: refusal };
     const sink = this.sink;
     // Outside a cell's run nobody can answer: the end of input, as a program run with nothing piped in meets it (CPython's own EOFError).
     if (!sink) return { kind: 'eof' };
@@ -271,7 +269,8 @@ export class WorkerSession {
     try {
       await this.commitRun(py, result, limits);
     } catch (e) {
-      result.commitError = describeCommitError(e);
+      result.commitSaid = describeCommitError(e);
+      result.commitError = tellInEnglish(result.commitSaid);
       // Its commit would have counted it; the page counts it instead.
       if (this.store) result.uncounted = 1;
     }
@@ -319,7 +318,7 @@ export class WorkerSession {
     if (packageError) return { name, passed: false, message: raisedText(packageError.ename, packageError.evalue), error: packageError.ename, output: '' };
     const changed = this.tampered();
     if (changed.length) return { name, passed: false, message: tamperedText(changed), error: 'Tampered', output: '' };
-    this.runOptions = { noInput: 'input() is not available in a check: nobody answers it.' };
+    this.runOptions = { noInput: said('rt_py_w3_input_in_check') };
     try {
       const outcome = toPlain<CheckOutcome>(this.runtime.run_check(source, name, outputChars));
       // The student's functions ran inside the check: what they changed voids it.
@@ -459,7 +458,7 @@ export class WorkerSession {
 
   async deleteFile(rawPath: string): Promise<void> {
     const path = checkedPath(rawPath, existingPathProblem);
-    if (!this.known.has(path)) throw new Error(inEnglish(said('libb_no_file', { name: quoteName(path) })));
+    if (!this.known.has(path)) throw new SaidError(said('libb_no_file', { name: quoteName(path) }));
     this.pyodide.FS.unlink(`${WORKSPACE}/${path}`);
     await this.commitFiles({ delete: [path] });
   }
@@ -467,8 +466,8 @@ export class WorkerSession {
   async renameFile(rawFrom: string, rawTo: string): Promise<void> {
     const from = checkedPath(rawFrom, existingPathProblem);
     const to = checkedPath(rawTo, newPathProblem);
-    if (!this.known.has(from)) throw new Error(inEnglish(said('libb_no_file', { name: quoteName(from) })));
-    if (this.known.has(to)) throw new Error(inEnglish(said('libb_file_exists', { name: quoteName(to) })));
+    if (!this.known.has(from)) throw new SaidError(said('libb_no_file', { name: quoteName(from) }));
+    if (this.known.has(to)) throw new SaidError(said('libb_file_exists', { name: quoteName(to) }));
     const data = this.pyodide.FS.readFile(`${WORKSPACE}/${from}`);
     this.writeToFs(to, data);
     this.pyodide.FS.unlink(`${WORKSPACE}/${from}`);
@@ -490,14 +489,10 @@ export class WorkerSession {
   }
 }
 
-/** What the user reads when a run's changes could not be saved. */
-function describeCommitError(error: unknown): string {
-  const name = (error as { name?: string })?.name;
-  if (name === 'QuotaExceededError') {
-    return 'Storage is full (QuotaExceededError): this run\'s changes were not saved and the previous state is intact. Free space by deleting files or variables; the next run saves them again.';
-  }
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return `This run's changes were not saved (${text}); the previous state is intact and the next run tries again.`;
+/** What the user reads when a run's changes could not be saved (the browser's error in its own words). */
+function describeCommitError(error: unknown): Said {
+  if ((error as { name?: string })?.name === 'QuotaExceededError') return said('w3_commit_quota');
+  return said('w3_commit_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
 }
 
 const AWAITS = /\b(await|async)\b/;

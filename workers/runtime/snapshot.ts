@@ -222,6 +222,7 @@ function restoreInPlace(
   const head = image.then((found) => {
     // Pyodide's header: magic, the memory's offset, the metadata's length (u32 each), its build id.
     const offset = new DataView(found.slice(4, 8).buffer).getUint32(0, true);
+    // internal: a failed restore falls back to a plain load (loadSessionPyodide); the start report keeps why.
     if (offset < 16 || offset > found.length) throw new Error('The memory snapshot has no valid header.');
     return found.slice(0, offset);
   });
@@ -234,6 +235,7 @@ function restoreInPlace(
     head,
     async createPyodideModule(settings) {
       // Pyodide awaited the header before it asks for the module, and sized the memory by it.
+      // internal: a failed restore falls back to a plain load; the start report keeps why.
       const [found, header] = await Promise.all([pending ?? Promise.reject(new Error('The snapshot was restored already.')), head]);
       pending = null;
       (settings as { INITIAL_MEMORY?: number }).INITIAL_MEMORY = found.length;
@@ -243,6 +245,7 @@ function restoreInPlace(
       api.restoreSnapshot = (bytes) => {
         api.restoreSnapshot = restore;
         const metadata = restore(bytes);
+        // internal: a failed restore falls back to a plain load; the start report keeps why.
         if (bytes !== header) throw new Error('Pyodide restored a snapshot it was not handed.');
         found.copyTo(module.HEAPU8, header.length);
         return metadata;

@@ -4,8 +4,7 @@ import * as XLSX from 'xlsx';
 import { dateToSerial, formatKind, msToSerial, serialToDate, serialToDuration, type DateValue } from './excel-dates';
 import { TOKEN, wholeText } from '../../src/lib/workspace/xlsx-text';
 import { sheetNameProblem, writeXlsx, type Special, type XlsxParts } from './xlsx-writer';
-import { said, type Said } from '../../src/lib/i18n/said';
-import { inEnglish } from './english';
+import { said, SaidError, tellInEnglish, type Said } from '../../src/lib/i18n/said';
 
 /**
  * Largest sheet (rows × columns of its used range) read or written. A sheet this size
@@ -35,11 +34,10 @@ export interface Sheet {
 
 export type WritableBookType = 'xlsx' | 'ods';
 
-/** A failure Python turns into a SpreadsheetError; the message is meant for the user. */
 /** Why a workbook cannot be read or written: said for the page (Python passes `said` on), in English as its message. */
-export class SpreadsheetError extends Error {
-  constructor(readonly said: Said) {
-    super(inEnglish(said));
+export class SpreadsheetError extends SaidError {
+  constructor(said: Said) {
+    super(said);
     this.name = 'SpreadsheetError';
   }
 }
@@ -221,7 +219,7 @@ export function readWorkbook(data: Uint8Array, fileName: string, watch: ReadWatc
     if (watch.stopRequested()) throw new ReadStopped();
     if (what === null) return;
     const text = said('rt_py_xl_reading', { file: fileName, what });
-    watch.progress(inEnglish(text), text);
+    watch.progress(tellInEnglish(text), text);
   };
   let large = false;
   const options: XLSX.ParsingOptions = {

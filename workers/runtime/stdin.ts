@@ -1,4 +1,5 @@
 import type { InputChannel } from '../../src/lib/worker-api';
+import { said } from '../../src/lib/i18n/said';
 import { RELAY_HEADER, RELAY_RETRY, resetShared, waitShared, type InputAnswer, type WorkerAnswer } from '../../src/lib/stdin-protocol';
 
 /**
@@ -67,23 +68,15 @@ function askRelay(url: string, id: string): WorkerAnswer {
         while (Date.now() < now + RELAY_RETRY_PAUSE_MS);
         continue;
       }
-      return {
-        kind: 'refused',
-        text: `input() lost its connection to the page: the service worker stopped answering (${String(error)}). Run the cell again.`,
-      };
+      return { kind: 'refused', said: said('rt_py_w3_input_relay_lost', { error: String(error) }) };
     }
     failingSince = null;
     const mark = request.getResponseHeader(RELAY_HEADER);
     if (mark === RELAY_RETRY) continue;
     if (mark === 'line') return { kind: 'line', text: request.responseText };
     if (mark === 'eof' || mark === 'cancelled') return { kind: mark } satisfies InputAnswer;
-    return {
-      kind: 'refused',
-      text:
-        "input() cannot wait for you here: this session's Python is not served by PyTabs' service worker " +
-        `(the host answered ${request.status} ${request.statusText}). Reload the page once; if it stays so, ` +
-        'this browser keeps service workers from the session.',
-    };
+    // The status text is the host's words.
+    return { kind: 'refused', said: said('rt_py_w3_input_not_served', { status: `${request.status} ${request.statusText}`.trim() }) };
   }
 }
 

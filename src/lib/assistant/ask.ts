@@ -490,7 +490,7 @@ class RoundLoop {
       block,
       durationMs: result.durationMs,
       notPersisted: result.notPersisted,
-      ...(result.commitError ? { commitError: result.commitError } : {}),
+      ...(result.commitSaid ? { commitError: result.commitSaid } : {}),
     });
     card.status = 'ran';
     this.changed(card);

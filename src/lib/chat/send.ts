@@ -72,7 +72,7 @@ export async function sendMessage(
         block,
         durationMs: result.durationMs,
         notPersisted: result.notPersisted,
-        ...(result.commitError ? { commitError: result.commitError } : {}),
+        ...(result.commitSaid ? { commitError: result.commitSaid } : {}),
       });
       if (result.status === 'error') {
         state = endedByStop(result.error?.ename) ? 'stopped' : 'failed';

@@ -35,7 +35,8 @@ export type RoundEvent =
       block: number;
       durationMs: number;
       notPersisted: { name: string; reason: string }[];
-      commitError?: string;
+      /** Said; English words in rounds kept before PyTabs said its texts. */
+      commitError?: Text;
     }
   /**
    * Output beyond the per-round cap was not shown; one per kind, updated as more comes.

@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import { within } from '../timing';
 import { said, SaidError, type Said } from '../i18n/said';
+import { carrySaidErrors } from '../i18n/crossing';
 import { MODEL_WORKER_URL } from './runtime';
 import type {
   ChatMessage,
@@ -37,6 +38,9 @@ export interface LocalModel {
   /** Ends the worker, and with it llama.cpp and its threads: their memory goes back to the browser. */
   unload(): Promise<void>;
 }
+
+// The worker's refusals reach the page with their said text (its SaidErrors).
+carrySaidErrors();
 
 /** The page's one model: loading another unloads it. */
 let current: LocalModel | null = null;

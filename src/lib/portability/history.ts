@@ -60,7 +60,6 @@ const EVENT_FIELDS: Record<string, Record<string, 'string' | 'number' | 'object'
 /** Fields some events may lack (older rounds did), of these types when present. */
 const OPTIONAL_FIELDS: Record<string, Record<string, string>> = {
   truncated: { total: 'number', tail: 'string' },
-  code_end: { commitError: 'string' },
   input: { password: 'boolean' },
 };
 
@@ -85,6 +84,7 @@ function checkEvent(value: unknown, what: string): RoundEvent {
     if (!Object.values(bundle).every((v) => typeof v === 'string')) throw new ImportError(said('lib_history_output_not_text', { what }));
   }
   if (type === 'trace') checkTrace(event.trace, `${what} step-through`);
+  if (type === 'code_end' && event.commitError !== undefined) checkCommitError(event.commitError, `${what} "commitError"`);
   if (type === 'exec_error') {
     const error = event.error as Record<string, unknown>;
     for (const field of ['ename', 'evalue', 'traceback']) text(error[field], `${what} error "${field}"`, MAX_MESSAGE_CHARS);
@@ -94,6 +94,17 @@ function checkEvent(value: unknown, what: string): RoundEvent {
     }
   }
   return event as RoundEvent;
+}
+
+/** Why a run's changes were not saved: its said text (the browser's error its one parameter), or English words kept before PyTabs said it. */
+function checkCommitError(value: unknown, what: string): void {
+  if (typeof value === 'string') return void text(value, what, MAX_MESSAGE_CHARS);
+  const commit = record(value, what);
+  if (commit.key === 'w3_commit_quota' && commit.params === undefined) return;
+  if (commit.key !== 'w3_commit_failed') throw new ImportError(said('lib_history_bad_key', { what }));
+  const params = record(commit.params, `${what} "params"`);
+  if (Object.keys(params).join() !== 'error') throw new ImportError(said('lib_history_bad_param', { what }));
+  text(params.error, `${what} "params"`, MAX_MESSAGE_CHARS);
 }
 
 /** One said text of an error's explanation (pytabs/explain.py): an explain_ key, its parameters text, numbers or (one level down) said texts. */

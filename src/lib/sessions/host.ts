@@ -5,6 +5,7 @@ import { noteWorkerScript } from '../hosting';
 import type { InputAnswer } from '../stdin-protocol';
 import { isRunEventMessage, type CheckOutcome, type CompareVerdict, type InputRequest, type Limits, type ProgramCase, type ProgramRun, type RunEvent, type RunError, type RunOptions, type RunResult, type SessionWorkerApi, type StartProgress, type StartReport, type StartStep, type WorkerRunEvent } from '../worker-api';
 import { said, tellInEnglish, SaidError, type Said } from '../i18n/said';
+import { carrySaidErrors } from '../i18n/crossing';
 import { pythonMessages } from '../i18n/python';
 import { openInputChannel, type PageInput } from './input';
 import type { PageSnapshot } from './snapshot-cache';
@@ -13,6 +14,9 @@ import { prepareSpareWorker, takeWorker } from './spare-worker';
 import { coreFilesInHand, fetchCoreFiles } from './core-files';
 import { within } from '../timing';
 import { withTrace } from '../trace';
+
+// The session worker's refusals reach the page with their said text (a SaidError, storage's OpenError).
+carrySaidErrors();
 
 export type HostState = 'asleep' | 'starting' | 'ready' | 'running' | 'error';
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
-from .said import said, words
+from .said import Said, error, said, words
 from .turtle_picture import flush_all as flush_turtle_pictures
 
 
@@ -24,7 +24,8 @@ class Answer(Protocol):
 
     ``kind`` is ``'line'`` (``text`` holds it, without its newline), ``'eof'``
     (the person ended the input), ``'cancelled'`` (the run was stopped while it
-    waited) or ``'refused'`` (nobody can answer here; ``text`` says why).
+    waited) or ``'refused'`` (nobody can answer here; ``text`` says why in the
+    page's words, or ``said`` in the worker's, as a said text).
     """
 
     kind: str
@@ -111,7 +112,17 @@ def _line(answer: Answer) -> str | None:
         return None
     if answer.kind == 'cancelled':
         raise KeyboardInterrupt
-    raise EOFError(str(answer.text))
+    raise _refusal(answer)
+
+
+def _refusal(answer: Answer) -> EOFError:
+    """Why nobody can answer: the page's words, or the worker's said text put in the session's words."""
+    text = getattr(answer, 'said', None)
+    if text is None:
+        return EOFError(str(answer.text))
+    # A JS object from the worker; a dict where a test answers from Python.
+    plain: Said = text.to_py() if hasattr(text, 'to_py') else text
+    return error(EOFError, plain)
 
 
 def _getpass_with(ask: Ask) -> Callable[..., str]:
