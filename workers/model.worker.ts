@@ -190,6 +190,9 @@ function nativeReason(): string {
   return [...nativeLog].reverse().find((line) => /failed to load/i.test(line))?.trim() ?? '';
 }
 
+/** llama.cpp's refusal of a prompt longer than its context, as its log words it. */
+const TOO_LONG = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/;
+
 /**
  * llama.cpp's reason for failing a request, from its log: wllama itself reports only that the
  * reply could not be read ("Invalid typed array length").
@@ -389,6 +392,9 @@ async function complete(request: number, params: ChatCompletionParams, onText?: 
     if (refused?.type === 'exceed_context_size_error' && refused.n_prompt_tokens && refused.n_ctx) {
       throw new PromptTooLong(refused.n_prompt_tokens, refused.n_ctx);
     }
+    // This wllama logs the refusal as a line of text, with no detail object.
+    const tooLong = [...nativeLog, (error as Error).message].map((line) => TOO_LONG.exec(String(line))).find(Boolean);
+    if (tooLong) throw new PromptTooLong(Number(tooLong[1]), Number(tooLong[2]));
     // llama.cpp's reason, or wllama's, in their words.
     if (!controller.signal.aborted) throw new SaidError(said('w3_model_answer_failed', { reason: answerFailure() || (error as Error).message }));
   } finally {

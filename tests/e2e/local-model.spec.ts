@@ -158,6 +158,21 @@ test('a model beside the app loads in a worker of its own, streams, stops, answe
   await expect.poll(() => modelWorkers(page)).toEqual([]);
 });
 
+test("a prompt longer than the model's context is refused with llama.cpp's count, which the page fits prompts by", async ({ page }) => {
+  await serveModel(page);
+  await openApp(page);
+  await loadTiny(page);
+  const refused = await page.evaluate(async () => {
+    const long = Array.from({ length: 3000 }, (_, i) => String((i * 7919) % 10007)).join(' ');
+    const error = await window.testModel!.chat([{ role: 'user', content: long }], { maxTokens: 8 }).catch((e: unknown) => e as Error);
+    return error instanceof Error ? { name: error.name, message: error.message } : null;
+  });
+  expect(refused?.name).toBe('PromptTooLong');
+  const [, prompt, context] = /^The prompt is (\d+) tokens, and the model's context holds (\d+)\.$/.exec(refused!.message)!;
+  expect(Number(prompt)).toBeGreaterThan(Number(context));
+  await page.evaluate(() => window.testModel!.unload());
+});
+
 test("a session's Python keeps running while the model answers", async ({ page }) => {
   await serveModel(page);
   await openApp(page);
