@@ -64,6 +64,9 @@ const PEOPLE = [
   'time',
 ].join(',');
 
+/** The servers Settings → Assistant offers by their product's name, the same in any language. */
+const PRODUCTS = ['openai', 'ollama', 'lmstudio'].map((id) => `#asst-preset option[value=${id}]`).join(',');
+
 /** The model's words in an Ask round: as written, in any language (the questions asked have no words, so all else is checked). */
 const ASKED = `${PEOPLE},.markdown`;
 
@@ -116,7 +119,10 @@ for (const size of [
       await page.getByRole('button', { name: ps('settings_title') }).click();
       const settings = page.getByRole('dialog', { name: ps('settings_title') });
       await expect(settings).toBeVisible();
-      await check('Settings', settings, `${PEOPLE},section[aria-labelledby="assistant-title"]`);
+      await check('Settings, the assistant at a server', settings, `${PEOPLE},${PRODUCTS}`);
+      await settings.getByRole('radio', { name: ps('chat_provider_local') }).check();
+      await expect(settings.getByRole('status', { name: ps('chat_model_status') })).toBeVisible();
+      await check('Settings, the assistant a model in this browser', settings);
       await settings.getByRole('button', { name: ps('common_cancel') }).click();
 
       // Share, from the session's actions.

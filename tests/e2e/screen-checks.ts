@@ -36,7 +36,8 @@ export async function expectAxeClean(page: Page, when: string): Promise<void> {
 /**
  * The words of `scope` that no catalog marked: the pseudo-languages wrap every message in ⟦ ⟧,
  * so what is left once the marked spans are cut out (innermost first, a message can hold
- * another) came from somewhere else; accessible names, titles and placeholders included. Names
+ * another) came from somewhere else; accessible names, titles, placeholders, images' alt texts
+ * and progress bars' value texts included. Names
  * and values people gave are left out by `skip`.
  */
 export async function unmarked(scope: Locator, skip: string): Promise<string[]> {
@@ -45,7 +46,8 @@ export async function unmarked(scope: Locator, skip: string): Promise<string[]> 
     if (skip) for (const node of clone.querySelectorAll(skip)) node.remove();
     // A date's full form comes from Intl, which has no pseudo-language.
     for (const time of clone.querySelectorAll('time')) time.removeAttribute('title');
-    const texts = [clone.innerText, ...[...clone.querySelectorAll('[aria-label],[title],[placeholder]')].flatMap((el) => ['aria-label', 'title', 'placeholder'].map((a) => el.getAttribute(a) ?? ''))];
+    const named = ['aria-label', 'title', 'placeholder', 'alt', 'aria-valuetext'];
+    const texts = [clone.innerText, ...[...clone.querySelectorAll(named.map((a) => `[${a}]`).join(','))].flatMap((el) => named.map((a) => el.getAttribute(a) ?? ''))];
     const left: string[] = [];
     for (let text of texts) {
       let before = '';
