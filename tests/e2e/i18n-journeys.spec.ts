@@ -115,6 +115,14 @@ for (const size of [
       await check('the chat after a run', page.locator('section.chat'));
       expect(await unmarked(page.locator('header.topbar'), PEOPLE)).toEqual([]);
 
+      // Step through: its slider says the step in words (aria-valuetext).
+      await page.getByRole('textbox', { name: ps('chat_editor_label') }).fill('a = [1, 2]\nb = a\nb.append(3)');
+      await page.getByRole('button', { name: ps('step_through'), exact: true }).click();
+      const steps = page.getByRole('group', { name: ps('chat_reply_to', { seq: 2 }) }).getByRole('group', { name: ps('step_view') });
+      await expect(steps.getByRole('slider', { name: ps('step_slider') })).toBeVisible(FIRST_RUN);
+      // A frame is named by the program's function (`<module>`), its variables by the program.
+      await check('a step-through', steps, `${PEOPLE},.step-through .frame`);
+
       // Settings.
       await page.getByRole('button', { name: ps('settings_title') }).click();
       const settings = page.getByRole('dialog', { name: ps('settings_title') });

@@ -153,3 +153,8 @@ test('pseudo-language: the top bar, the Settings dialog and the session list, fi
   const skip = ['#set-language option', ...['openai', 'ollama', 'lmstudio'].map((id) => `#asst-preset option[value=${id}]`), 'code'].join(',');
   expect(await unmarked(settings, skip)).toEqual([]);
 });
+
+test("the pseudo-language check reads images' alt texts and progress bars' and sliders' value texts", async ({ page }) => {
+  await page.setContent('<main><p>⟦Ṕļöţ⟧</p><img alt="A plot" src="data:,"><div role="slider" aria-label="⟦Šţéṗ⟧" aria-valuenow="2" aria-valuetext="step 2 of 5"></div><img alt="⟦Ƒîĝûŕé⟧" src="data:,"></main>');
+  expect(await unmarked(page.locator('main'), '')).toEqual(['A', 'plot', 'step', 'of']);
+});
