@@ -85,6 +85,11 @@ function embedAddress(params: string, session: unknown): string {
   return `#/embed?${params}&v=1&z=${Buffer.from(deflateSync(new TextEncoder().encode(JSON.stringify(session)))).toString('base64url')}`;
 }
 
+/** A shared link's address, as Share writes one: the session deflated. */
+function shareAddress(session: unknown): string {
+  return `#/share?v=1&z=${Buffer.from(deflateSync(new TextEncoder().encode(JSON.stringify(session)))).toString('base64url')}`;
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The checks of every step: no unmarked text in `scope` (less `skip`), nothing off the screen, axe clean. */
@@ -103,7 +108,7 @@ for (const size of [
   test.describe(`pseudo-language at ${size.width} × ${size.height}`, () => {
     test.use({ viewport: size, isMobile: true });
 
-    test('a session, its files and variables, Settings, share and erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+    test('a session, its files and variables, a step-through, Settings, share and erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
       await openIn(page, 'en-XA');
       const check = checker(page, size.width);
 
@@ -148,6 +153,33 @@ for (const size of [
       const erase = page.getByRole('dialog', { name: ps('data_erase_title') });
       await expect(erase).toBeVisible();
       await check('Erase all data?', erase);
+    });
+
+    test('a shared link read-only, opened as a new session, and the notice after Erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      await page.addInitScript(() => localStorage.setItem('pytabs-language', 'en-XA'));
+      const link = { name: 'Trip', cells: ["rows = open('data.csv').read().split()", 'print(len(rows))'], files: [{ path: 'data.csv', text: 'x\n1\n2\n' }] };
+      await openApp(page, `/${shareAddress(link)}`);
+      await expect(page.locator('html')).toHaveAttribute('lang', 'en-XA');
+      const check = checker(page, size.width);
+
+      // Read-only: what the link carries, nothing run.
+      const shared = page.getByRole('dialog', { name: ps('shared_title') });
+      await expect(shared.getByRole('region', { name: ps('shared_code') })).toBeVisible();
+      await check('a shared link, read-only', shared, `${PEOPLE},.shared-files .mono`);
+
+      // Opened as a new session: the cells are history, not run, until Run all.
+      await shared.getByRole('button', { name: ps('shared_open_new') }).click();
+      const cells = page.getByRole('region', { name: ps('import_link_cells_region') });
+      await expect(cells.getByRole('button', { name: ps('import_run_all') })).toBeVisible();
+      await check('a shared link opened as a new session', page.locator('section.chat'));
+      await check('its files', page.locator('aside.sidebar'));
+
+      // Erase all data: the notice it leaves.
+      await page.getByRole('button', { name: ps('settings_title') }).click();
+      await page.getByRole('dialog', { name: ps('settings_title') }).getByRole('button', { name: ps('data_erase') }).click();
+      await page.getByRole('dialog', { name: ps('data_erase_title') }).getByRole('button', { name: ps('data_erase_confirm') }).click();
+      await expect(page.getByRole('alert')).toContainText(ps('page_erased'));
+      await check('the notice after Erase', page.locator('body'));
     });
 
     test('Ask: a round against the mock model with what was sent, a stopped one and one cut off: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
