@@ -12,22 +12,23 @@ import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
 // then Arabic, right to left, on a phone and a laptop (1280 × 800).
 
 const catalog = (locale: string) => JSON.parse(readFileSync(new URL(`../../messages/${locale}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
-const CATALOGS = { 'en-XA': catalog('en'), ar: catalog('ar') };
+const CATALOGS = { 'en-XA': catalog('en'), 'ar-XB': catalog('en'), ar: catalog('ar') };
 type Say = (key: string, params?: Record<string, string | number>) => string;
 
 /**
- * The text of a catalog key in `locale` (the pseudo-language is made from English), its
+ * The text of a catalog key in `locale` (the pseudo-languages are made from English), its
  * parameters filled in: what a test finds a control by.
  */
 function say(locale: keyof typeof CATALOGS): Say {
   return (key, params = {}) => {
     const text = CATALOGS[locale][key];
     if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
-    return (locale === 'en-XA' ? pseudoText(text) : text).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+    return (locale === 'ar' ? text : pseudoText(text, locale === 'ar-XB')).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
   };
 }
 const ps = say('en-XA');
 const ar = say('ar');
+const rtl = say('ar-XB');
 
 /** Types a message in the composer and presses Send, finding both by their names in the language shown. */
 async function sendIn(page: Page, t: Say, code: string): Promise<void> {
@@ -324,6 +325,88 @@ for (const size of [
       expect(await answer.locator('pre').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
       await expectNoOverflow(page, size.width, 'a session in Arabic');
       await expectAxeClean(page, 'a session in Arabic');
+    });
+  });
+}
+
+/**
+ * How the start's moving bar (indeterminate: no figure) travels, in px along x between two
+ * moments of its animation: a right-to-left page's moves left. Null until the bar is shown.
+ */
+function startBarTravel(page: Page): Promise<number | null> {
+  return page.evaluate(() => {
+    const bar = document.querySelector('.loading .progress-bar:not(.determinate)');
+    const animation = bar?.getAnimations({ subtree: true })[0];
+    if (!bar || !animation) return null;
+    animation.pause();
+    const x = (time: number) => {
+      animation.currentTime = time;
+      return new DOMMatrix(getComputedStyle(bar, '::after').transform).m41;
+    };
+    const travel = x(900) - x(300);
+    animation.play();
+    return travel;
+  });
+}
+
+for (const size of [
+  { width: 390, height: 844, mobile: true },
+  { width: 1280, height: 800, mobile: false },
+]) {
+  test.describe(`right-to-left pseudo-language at ${size.width} px`, () => {
+    test.use({ viewport: { width: size.width, height: size.height }, isMobile: size.mobile });
+
+    test('a session with a run, its actions and Settings: mirrored, no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      await page.addInitScript(() => localStorage.setItem('pytabs-language', 'ar-XB'));
+      await openApp(page);
+      await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+      await expect(page.locator('html')).toHaveAttribute('lang', 'ar-XB');
+      const check = checker(page, size.width);
+
+      // A new session's start: its moving bar travels right to left.
+      await page.getByRole('button', { name: rtl('app_new_session'), exact: true }).first().click();
+      // Its tab, last in a strip wider than a phone, is scrolled into view.
+      const tab = (await page.getByRole('tab', { selected: true }).boundingBox())!;
+      expect(tab.x >= 0 && tab.x + tab.width <= size.width, JSON.stringify(tab)).toBe(true);
+      let travel: number | null = null;
+      await expect.poll(async () => (travel = await startBarTravel(page)), { timeout: 30_000, intervals: [50] }).not.toBeNull();
+      expect(travel!).toBeLessThan(0);
+
+      await sendIn(page, rtl, "open('notes.txt', 'w').write('hello')\nprint('hello')");
+      const answer = page.getByRole('group', { name: rtl('chat_reply_to', { seq: 1 }) });
+      await expect(answer).toContainText('hello', FIRST_RUN);
+      // The composer's row mirrors: the message mode, first in it, starts at its right edge.
+      const row = (await page.locator('.composer-row').boundingBox())!;
+      const mode = (await page.locator('.composer-row .mode').boundingBox())!;
+      expect(Math.abs(row.x + row.width - (mode.x + mode.width)), JSON.stringify({ row, mode })).toBeLessThan(2);
+      // Code and output stay left to right.
+      expect(await page.locator('.cm-editor').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
+      expect(await answer.locator('pre').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
+      await check('a session with a run', page.locator('section.chat'));
+      await check('its side panels', page.locator('aside.sidebar'));
+      if (!size.mobile) {
+        // The side panels sit to the left of the conversation.
+        const side = (await page.locator('aside.sidebar').boundingBox())!;
+        const main = (await page.locator('.main-column').boundingBox())!;
+        expect(side.x + side.width).toBeLessThanOrEqual(main.x + 1);
+      } else {
+        // Session actions: the menu opens from its button's left edge, into the page.
+        const button = page.getByRole('button', { name: rtl('actions_menu') });
+        await button.click();
+        const menu = page.getByRole('menu');
+        await expect(menu.getByRole('menuitem', { name: rtl('actions_share') })).toBeVisible();
+        const at = { button: (await button.boundingBox())!, menu: (await menu.boundingBox())! };
+        expect(Math.abs(at.menu.x - at.button.x), JSON.stringify(at)).toBeLessThan(2);
+        expect(at.menu.x + at.menu.width).toBeGreaterThan(at.button.x + at.button.width);
+        await check('Session actions', menu);
+        await page.keyboard.press('Escape');
+        await expect(menu).toBeHidden();
+      }
+
+      await page.getByRole('button', { name: rtl('settings_title') }).click();
+      const settings = page.getByRole('dialog', { name: rtl('settings_title') });
+      await expect(settings).toBeVisible();
+      await check('Settings', settings, `${PEOPLE},${PRODUCTS}`);
     });
   });
 }

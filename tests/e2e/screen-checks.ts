@@ -11,8 +11,9 @@ import AxeBuilder from '@axe-core/playwright';
 export async function overflow(page: Page): Promise<{ width: number; scrollWidth: number; past: string[] }> {
   return page.evaluate(() => {
     const width = window.innerWidth;
-    // A scroll region made to be scrolled (focusable, as a wide table's is) holds what is past its edge on purpose; the region itself is checked.
-    const inScrollRegion = (e: Element) => Boolean(e.parentElement?.closest('[tabindex]:is([role=region])') && ['auto', 'scroll'].includes(getComputedStyle(e.parentElement!.closest('[tabindex]:is([role=region])')!).overflowX));
+    // A scroll region made to be scrolled (focusable, as a wide table's is, or the strip of tabs) holds what is past its edge on purpose; the region itself is checked.
+    const scroller = '[tabindex]:is([role=region],[role=tablist])';
+    const inScrollRegion = (e: Element) => Boolean(e.parentElement?.closest(scroller) && ['auto', 'scroll'].includes(getComputedStyle(e.parentElement!.closest(scroller)!).overflowX));
     const past = [...document.querySelectorAll('body *')]
       .filter((e) => {
         if (e.getClientRects().length === 0 || inScrollRegion(e)) return false;
