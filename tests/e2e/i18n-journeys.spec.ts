@@ -4,7 +4,7 @@ import { pseudoText } from '../../scripts/pseudo-locales.mjs';
 import { deflateSync } from 'fflate';
 import { startMockServer } from '../mock-openai/server';
 import { chooseZips, downloaded, FIRST_RUN, firstSessionId, openApp, region } from './app';
-import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
+import { expectAxeClean, expectNoOverflow, startBarTravel, unmarked } from './screen-checks';
 
 // The main journeys in the pseudo-language (issue 43): every text PyTabs shows is marked ⟦…⟧ and
 // 40% longer, so a text no catalog gave, or a layout that breaks on longer words, shows. On a
@@ -329,26 +329,6 @@ for (const size of [
   });
 }
 
-/**
- * How the start's moving bar (indeterminate: no figure) travels, in px along x between two
- * moments of its animation: a right-to-left page's moves left. Null until the bar is shown.
- */
-function startBarTravel(page: Page): Promise<number | null> {
-  return page.evaluate(() => {
-    const bar = document.querySelector('.loading .progress-bar:not(.determinate)');
-    const animation = bar?.getAnimations({ subtree: true })[0];
-    if (!bar || !animation) return null;
-    animation.pause();
-    const x = (time: number) => {
-      animation.currentTime = time;
-      return new DOMMatrix(getComputedStyle(bar, '::after').transform).m41;
-    };
-    const travel = x(900) - x(300);
-    animation.play();
-    return travel;
-  });
-}
-
 for (const size of [
   { width: 390, height: 844, mobile: true },
   { width: 1280, height: 800, mobile: false },
@@ -369,7 +349,7 @@ for (const size of [
       const tab = (await page.getByRole('tab', { selected: true }).boundingBox())!;
       expect(tab.x >= 0 && tab.x + tab.width <= size.width, JSON.stringify(tab)).toBe(true);
       let travel: number | null = null;
-      await expect.poll(async () => (travel = await startBarTravel(page)), { timeout: 30_000, intervals: [50] }).not.toBeNull();
+      await expect.poll(async () => (travel = await page.evaluate(startBarTravel)), { timeout: 30_000, intervals: [50] }).not.toBeNull();
       expect(travel!).toBeLessThan(0);
 
       await sendIn(page, rtl, "open('notes.txt', 'w').write('hello')\nprint('hello')");

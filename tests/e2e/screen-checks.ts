@@ -59,3 +59,22 @@ export async function unmarked(scope: Locator, skip: string): Promise<string[]> 
     return left;
   }, skip);
 }
+
+/**
+ * How far the moving bar of a session's start (indeterminate: no figure) travels along x, in px,
+ * between two moments of its animation: a right-to-left page's moves left. Null until the bar is
+ * shown. Run in the page.
+ */
+export function startBarTravel(): number | null {
+  const bar = document.querySelector('.loading .progress-bar:not(.determinate)');
+  const animation = bar?.getAnimations({ subtree: true })[0];
+  if (!bar || !animation) return null;
+  animation.pause();
+  const x = (time: number) => {
+    animation.currentTime = time;
+    return new DOMMatrix(getComputedStyle(bar, '::after').transform).m41;
+  };
+  const travel = x(900) - x(300);
+  animation.play();
+  return travel;
+}
