@@ -1,8 +1,9 @@
 import { test, expect } from '@playwright/test';
-import { choose, downloaded, FIRST_RUN, firstSessionId, openApp, reply, send } from './app';
+import { choose, chooseZips, downloaded, FIRST_RUN, firstSessionId, openApp, region, reply, send } from './app';
+import { ONE_CHECK } from './hand-ins';
 
-// Shared links and exported sessions open in the reader's language, not the writer's (issue
-// 43): made in English, with a text PyTabs wrote in a round (the time limit's error), then
+// Shared links, exported sessions and hand-ins open in the reader's language, not the writer's
+// (issue 43): made in English, with a text PyTabs wrote in a round (the time limit's error), then
 // opened in a browser whose language is French. Headless Chromium on the built app, real
 // Pyodide and IndexedDB.
 
@@ -38,4 +39,36 @@ test('a shared link and an exported session made in English read in French in a 
   } finally {
     await context.close();
   }
+});
+
+test("a hand-in made in English: the teacher, in French, grades it and reads the student's work in French, PyTabs' words in a round included", async ({ page }) => {
+  test.setTimeout(300_000);
+  await openApp(page);
+  await firstSessionId(page);
+  // The student's work, in English: a cell stopped at the page's time limit, then handed in.
+  const handIn = await page.evaluate(async (draft) => {
+    const api = window.pytabs!;
+    const lib = window.pytabsLib!;
+    await api.updateSettings({ runTimeoutSeconds: 2 });
+    const teacher = await api.createSession('Teacher');
+    const { file } = await lib.saveAsAssignment(api, teacher.id, draft as Parameters<typeof lib.saveAsAssignment>[2]);
+    const student = (await lib.importSession(api, { name: file.name, data: file.data })).sessionId;
+    await lib.sendMessage(api, student, 'while True:\n    pass');
+    const handed = await lib.handIn(api, student, 'Eve', []);
+    await api.deleteSession(student);
+    return { name: handed.name, data: Array.from(handed.data) };
+  }, { ...ONE_CHECK, timeLimitSeconds: 3 });
+
+  // The teacher reads in French.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('combobox', { name: 'Language' }).selectOption('fr');
+  await page.getByRole('dialog', { name: 'Réglages' }).getByRole('button', { name: 'Annuler' }).click();
+  await page.getByRole('tab', { name: ONE_CHECK.title }).click();
+  const panel = region(page, `Devoir : ${ONE_CHECK.title}`);
+  await chooseZips(page, 'Noter des rendus', [{ name: handIn.name, data: new Uint8Array(handIn.data) }]);
+  await expect(panel.getByText('1 noté(s) sur 1')).toBeVisible({ timeout: 180_000 });
+  await panel.getByRole('button', { name: 'Eve' }).click();
+  const work = page.getByRole('dialog', { name: 'Travail de Eve' });
+  await expect(work).toContainText("TimeoutError: L'exécution a dépassé sa limite de temps de 2 s et a été arrêtée.");
+  await expect(work).not.toContainText('took longer than its time limit');
 });
