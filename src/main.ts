@@ -22,19 +22,33 @@ declare global {
   }
 }
 
-/** This device's data was erased (here or in another tab), or a newer PyTabs took the database over: this page can do nothing more. */
-function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
+/**
+ * The page's last word, when it can do nothing more: a page of its own (a main landmark headed
+ * by the text, as screen readers expect of any page), and, where reloading helps, the way on.
+ */
+function showEnd(target: HTMLElement, text: string, reload: boolean): void {
+  const main = document.createElement('main');
+  main.style.padding = '2rem';
   const box = document.createElement('div');
   box.setAttribute('role', 'alert');
-  box.style.padding = '2rem';
-  const p = document.createElement('p');
-  p.textContent = reason === 'erased' ? messages().page_erased() : messages().page_taken_over();
-  const reload = document.createElement('button');
-  reload.type = 'button';
-  reload.textContent = messages().update_reload();
-  reload.addEventListener('click', () => location.reload());
-  box.append(p, reload);
-  target.replaceChildren(box);
+  const heading = document.createElement('h1');
+  heading.style.fontSize = '1.1rem';
+  heading.textContent = text;
+  box.append(heading);
+  if (reload) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = messages().update_reload();
+    button.addEventListener('click', () => location.reload());
+    box.append(button);
+  }
+  main.append(box);
+  target.replaceChildren(main);
+}
+
+/** This device's data was erased (here or in another tab), or a newer PyTabs took the database over. */
+function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
+  showEnd(target, reason === 'erased' ? messages().page_erased() : messages().page_taken_over(), true);
 }
 
 /**
@@ -42,11 +56,7 @@ function showDataGone(target: HTMLElement, reason: DataGoneReason): void {
  * the code that would): named with what to do, instead of a page that silently never opens.
  */
 function showBlocked(target: HTMLElement): void {
-  const p = document.createElement('p');
-  p.setAttribute('role', 'alert');
-  p.style.padding = '2rem';
-  p.textContent = messages().page_blocked();
-  target.replaceChildren(p);
+  showEnd(target, messages().page_blocked(), false);
 }
 
 const target = document.getElementById('app')!;

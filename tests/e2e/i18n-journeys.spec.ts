@@ -5,7 +5,7 @@ import { deflateSync } from 'fflate';
 import { ggufBytes } from '../../scripts/gguf.mjs';
 import { startMockServer } from '../mock-openai/server';
 import { chooseZips, downloaded, FIRST_RUN, firstSessionId, openApp, region } from './app';
-import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
+import { expectAxeClean, expectNoOverflow, startBarTravel, unmarked } from './screen-checks';
 
 // The main journeys in the pseudo-language (issue 43): every text PyTabs shows is marked ⟦…⟧ and
 // 40% longer, so a text no catalog gave, or a layout that breaks on longer words, shows. On a
@@ -13,22 +13,23 @@ import { expectAxeClean, expectNoOverflow, unmarked } from './screen-checks';
 // then Arabic, right to left, on a phone and a laptop (1280 × 800).
 
 const catalog = (locale: string) => JSON.parse(readFileSync(new URL(`../../messages/${locale}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
-const CATALOGS = { 'en-XA': catalog('en'), ar: catalog('ar') };
+const CATALOGS = { 'en-XA': catalog('en'), 'ar-XB': catalog('en'), ar: catalog('ar') };
 type Say = (key: string, params?: Record<string, string | number>) => string;
 
 /**
- * The text of a catalog key in `locale` (the pseudo-language is made from English), its
+ * The text of a catalog key in `locale` (the pseudo-languages are made from English), its
  * parameters filled in: what a test finds a control by.
  */
 function say(locale: keyof typeof CATALOGS): Say {
   return (key, params = {}) => {
     const text = CATALOGS[locale][key];
     if (typeof text !== 'string') throw new Error(`${key} is not a plain message`);
-    return (locale === 'en-XA' ? pseudoText(text) : text).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+    return (locale === 'ar' ? text : pseudoText(text, locale === 'ar-XB')).replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
   };
 }
 const ps = say('en-XA');
 const ar = say('ar');
+const rtl = say('ar-XB');
 
 /** Types a message in the composer and presses Send, finding both by their names in the language shown. */
 async function sendIn(page: Page, t: Say, code: string): Promise<void> {
@@ -65,6 +66,9 @@ const PEOPLE = [
   'time',
 ].join(',');
 
+/** The servers Settings → Assistant offers by their product's name, the same in any language. */
+const PRODUCTS = ['openai', 'ollama', 'lmstudio'].map((id) => `#asst-preset option[value=${id}]`).join(',');
+
 /** The model's words in an Ask round: as written, in any language (the questions asked have no words, so all else is checked). */
 const ASKED = `${PEOPLE},.markdown`;
 
@@ -81,6 +85,11 @@ async function useModel(page: Page, baseUrl: string, model: string): Promise<voi
 /** An embed's address, as the Embed dialog writes one: its options, then the session deflated. */
 function embedAddress(params: string, session: unknown): string {
   return `#/embed?${params}&v=1&z=${Buffer.from(deflateSync(new TextEncoder().encode(JSON.stringify(session)))).toString('base64url')}`;
+}
+
+/** A shared link's address, as Share writes one: the session deflated. */
+function shareAddress(session: unknown): string {
+  return `#/share?v=1&z=${Buffer.from(deflateSync(new TextEncoder().encode(JSON.stringify(session)))).toString('base64url')}`;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -101,7 +110,7 @@ for (const size of [
   test.describe(`pseudo-language at ${size.width} × ${size.height}`, () => {
     test.use({ viewport: size, isMobile: true });
 
-    test('a session, its files and variables, Settings, share and erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+    test('a session, its files and variables, a step-through, Settings, share and erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
       await openIn(page, 'en-XA');
       const check = checker(page, size.width);
 
@@ -113,11 +122,22 @@ for (const size of [
       await check('the chat after a run', page.locator('section.chat'));
       expect(await unmarked(page.locator('header.topbar'), PEOPLE)).toEqual([]);
 
+      // Step through: its slider says the step in words (aria-valuetext).
+      await page.getByRole('textbox', { name: ps('chat_editor_label') }).fill('a = [1, 2]\nb = a\nb.append(3)');
+      await page.getByRole('button', { name: ps('step_through'), exact: true }).click();
+      const steps = page.getByRole('group', { name: ps('chat_reply_to', { seq: 2 }) }).getByRole('group', { name: ps('step_view') });
+      await expect(steps.getByRole('slider', { name: ps('step_slider') })).toBeVisible(FIRST_RUN);
+      // A frame is named by the program's function (`<module>`), its variables by the program.
+      await check('a step-through', steps, `${PEOPLE},.step-through .frame`);
+
       // Settings.
       await page.getByRole('button', { name: ps('settings_title') }).click();
       const settings = page.getByRole('dialog', { name: ps('settings_title') });
       await expect(settings).toBeVisible();
-      await check('Settings', settings, `${PEOPLE},section[aria-labelledby="assistant-title"]`);
+      await check('Settings, the assistant at a server', settings, `${PEOPLE},${PRODUCTS}`);
+      await settings.getByRole('radio', { name: ps('chat_provider_local') }).check();
+      await expect(settings.getByRole('status', { name: ps('chat_model_status') })).toBeVisible();
+      await check('Settings, the assistant a model in this browser', settings);
       await settings.getByRole('button', { name: ps('common_cancel') }).click();
 
       // Share, from the session's actions.
@@ -135,6 +155,33 @@ for (const size of [
       const erase = page.getByRole('dialog', { name: ps('data_erase_title') });
       await expect(erase).toBeVisible();
       await check('Erase all data?', erase);
+    });
+
+    test('a shared link read-only, opened as a new session, and the notice after Erase: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      await page.addInitScript(() => localStorage.setItem('pytabs-language', 'en-XA'));
+      const link = { name: 'Trip', cells: ["rows = open('data.csv').read().split()", 'print(len(rows))'], files: [{ path: 'data.csv', text: 'x\n1\n2\n' }] };
+      await openApp(page, `/${shareAddress(link)}`);
+      await expect(page.locator('html')).toHaveAttribute('lang', 'en-XA');
+      const check = checker(page, size.width);
+
+      // Read-only: what the link carries, nothing run.
+      const shared = page.getByRole('dialog', { name: ps('shared_title') });
+      await expect(shared.getByRole('region', { name: ps('shared_code') })).toBeVisible();
+      await check('a shared link, read-only', shared, `${PEOPLE},.shared-files .mono`);
+
+      // Opened as a new session: the cells are history, not run, until Run all.
+      await shared.getByRole('button', { name: ps('shared_open_new') }).click();
+      const cells = page.getByRole('region', { name: ps('import_link_cells_region') });
+      await expect(cells.getByRole('button', { name: ps('import_run_all') })).toBeVisible();
+      await check('a shared link opened as a new session', page.locator('section.chat'));
+      await check('its files', page.locator('aside.sidebar'));
+
+      // Erase all data: the notice it leaves.
+      await page.getByRole('button', { name: ps('settings_title') }).click();
+      await page.getByRole('dialog', { name: ps('settings_title') }).getByRole('button', { name: ps('data_erase') }).click();
+      await page.getByRole('dialog', { name: ps('data_erase_title') }).getByRole('button', { name: ps('data_erase_confirm') }).click();
+      await expect(page.getByRole('alert')).toContainText(ps('page_erased'));
+      await check('the notice after Erase', page.locator('body'));
     });
 
     test('Ask: a round against the mock model with what was sent, a stopped one and one cut off: no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
@@ -345,6 +392,68 @@ for (const size of [
       expect(await answer.locator('pre').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
       await expectNoOverflow(page, size.width, 'a session in Arabic');
       await expectAxeClean(page, 'a session in Arabic');
+    });
+  });
+}
+
+for (const size of [
+  { width: 390, height: 844, mobile: true },
+  { width: 1280, height: 800, mobile: false },
+]) {
+  test.describe(`right-to-left pseudo-language at ${size.width} px`, () => {
+    test.use({ viewport: { width: size.width, height: size.height }, isMobile: size.mobile });
+
+    test('a session with a run, its actions and Settings: mirrored, no unmarked text, nothing off the screen, axe clean', async ({ page }) => {
+      await page.addInitScript(() => localStorage.setItem('pytabs-language', 'ar-XB'));
+      await openApp(page);
+      await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+      await expect(page.locator('html')).toHaveAttribute('lang', 'ar-XB');
+      const check = checker(page, size.width);
+
+      // A new session's start: its moving bar travels right to left.
+      await page.getByRole('button', { name: rtl('app_new_session'), exact: true }).first().click();
+      // Its tab, last in a strip wider than a phone, is scrolled into view.
+      const tab = (await page.getByRole('tab', { selected: true }).boundingBox())!;
+      expect(tab.x >= 0 && tab.x + tab.width <= size.width, JSON.stringify(tab)).toBe(true);
+      let travel: number | null = null;
+      await expect.poll(async () => (travel = await page.evaluate(startBarTravel)), { timeout: 30_000, intervals: [50] }).not.toBeNull();
+      expect(travel!).toBeLessThan(0);
+
+      await sendIn(page, rtl, "open('notes.txt', 'w').write('hello')\nprint('hello')");
+      const answer = page.getByRole('group', { name: rtl('chat_reply_to', { seq: 1 }) });
+      await expect(answer).toContainText('hello', FIRST_RUN);
+      // The composer's row mirrors: the message mode, first in it, starts at its right edge.
+      const row = (await page.locator('.composer-row').boundingBox())!;
+      const mode = (await page.locator('.composer-row .mode').boundingBox())!;
+      expect(Math.abs(row.x + row.width - (mode.x + mode.width)), JSON.stringify({ row, mode })).toBeLessThan(2);
+      // Code and output stay left to right.
+      expect(await page.locator('.cm-editor').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
+      expect(await answer.locator('pre').first().evaluate((e) => getComputedStyle(e).direction)).toBe('ltr');
+      await check('a session with a run', page.locator('section.chat'));
+      await check('its side panels', page.locator('aside.sidebar'));
+      if (!size.mobile) {
+        // The side panels sit to the left of the conversation.
+        const side = (await page.locator('aside.sidebar').boundingBox())!;
+        const main = (await page.locator('.main-column').boundingBox())!;
+        expect(side.x + side.width).toBeLessThanOrEqual(main.x + 1);
+      } else {
+        // Session actions: the menu opens from its button's left edge, into the page.
+        const button = page.getByRole('button', { name: rtl('actions_menu') });
+        await button.click();
+        const menu = page.getByRole('menu');
+        await expect(menu.getByRole('menuitem', { name: rtl('actions_share') })).toBeVisible();
+        const at = { button: (await button.boundingBox())!, menu: (await menu.boundingBox())! };
+        expect(Math.abs(at.menu.x - at.button.x), JSON.stringify(at)).toBeLessThan(2);
+        expect(at.menu.x + at.menu.width).toBeGreaterThan(at.button.x + at.button.width);
+        await check('Session actions', menu);
+        await page.keyboard.press('Escape');
+        await expect(menu).toBeHidden();
+      }
+
+      await page.getByRole('button', { name: rtl('settings_title') }).click();
+      const settings = page.getByRole('dialog', { name: rtl('settings_title') });
+      await expect(settings).toBeVisible();
+      await check('Settings', settings, `${PEOPLE},${PRODUCTS}`);
     });
   });
 }

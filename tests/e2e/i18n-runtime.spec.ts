@@ -71,6 +71,30 @@ test('an embed with lang=fr speaks French (<html lang>), its start steps and a r
   await page.evaluate(() => window.pytabs?.updateSettings({ runTimeoutSeconds: 0 }));
 });
 
+test("the embed client, given no lang, passes its course page's: <html lang>, else the nearest lang around the embed; an author's lang wins", async ({ page }) => {
+  // A course page on the app's own origin, which imports the client as README shows.
+  const course = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Semaine 1</title></head><body>
+    <div id="page"></div><section lang="de"><div id="section"></div></section><div id="author"></div>
+    <script type="module">
+      import { PyTabsEmbed } from '/embed/pytabs-embed.js';
+      const app = location.origin + '/';
+      PyTabsEmbed.create(document.querySelector('#page'), { app, id: 'page', code: 'x = 1' }, { title: 'page' });
+      PyTabsEmbed.create(document.querySelector('#section'), { app, id: 'section', code: 'x = 1' }, { title: 'section' });
+      PyTabsEmbed.create(document.querySelector('#author'), { app, id: 'author', code: 'x = 1', lang: 'es' }, { title: 'author' });
+    </script></body></html>`;
+  await page.route('**/course/week1.html', (route) => route.fulfill({ contentType: 'text/html', body: course }));
+  await page.goto('/course/week1.html');
+  for (const [title, lang, run] of [
+    ['page', 'fr', 'Exécuter'],
+    ['section', 'de', 'Ausführen'],
+    ['author', 'es', 'Ejecutar'],
+  ]) {
+    const embed = page.frameLocator(`iframe[title="${title}"]`);
+    await expect(embed.locator('html'), title).toHaveAttribute('lang', lang, { timeout: 30_000 });
+    await expect(embed.getByRole('button', { name: run, exact: true }), title).toBeVisible();
+  }
+});
+
 test('in French, the Variables panel says in French why a variable is not kept (the Python runtime words it)', async ({ page }) => {
   await page.addInitScript(() => localStorage.setItem('pytabs-language', 'fr'));
   await openApp(page);

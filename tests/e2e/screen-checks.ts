@@ -11,8 +11,9 @@ import AxeBuilder from '@axe-core/playwright';
 export async function overflow(page: Page): Promise<{ width: number; scrollWidth: number; past: string[] }> {
   return page.evaluate(() => {
     const width = window.innerWidth;
-    // A scroll region made to be scrolled (focusable, as a wide table's is) holds what is past its edge on purpose; the region itself is checked.
-    const inScrollRegion = (e: Element) => Boolean(e.parentElement?.closest('[tabindex]:is([role=region])') && ['auto', 'scroll'].includes(getComputedStyle(e.parentElement!.closest('[tabindex]:is([role=region])')!).overflowX));
+    // A scroll region made to be scrolled (focusable, as a wide table's is, or the strip of tabs) holds what is past its edge on purpose; the region itself is checked.
+    const scroller = '[tabindex]:is([role=region],[role=tablist])';
+    const inScrollRegion = (e: Element) => Boolean(e.parentElement?.closest(scroller) && ['auto', 'scroll'].includes(getComputedStyle(e.parentElement!.closest(scroller)!).overflowX));
     const past = [...document.querySelectorAll('body *')]
       .filter((e) => {
         if (e.getClientRects().length === 0 || inScrollRegion(e)) return false;
@@ -36,7 +37,8 @@ export async function expectAxeClean(page: Page, when: string): Promise<void> {
 /**
  * The words of `scope` that no catalog marked: the pseudo-languages wrap every message in ⟦ ⟧,
  * so what is left once the marked spans are cut out (innermost first, a message can hold
- * another) came from somewhere else; accessible names, titles and placeholders included. Names
+ * another) came from somewhere else; accessible names, titles, placeholders, images' alt texts
+ * and progress bars' value texts included. Names
  * and values people gave are left out by `skip`.
  */
 export async function unmarked(scope: Locator, skip: string): Promise<string[]> {
@@ -45,7 +47,8 @@ export async function unmarked(scope: Locator, skip: string): Promise<string[]> 
     if (skip) for (const node of clone.querySelectorAll(skip)) node.remove();
     // A date's full form comes from Intl, which has no pseudo-language.
     for (const time of clone.querySelectorAll('time')) time.removeAttribute('title');
-    const texts = [clone.innerText, ...[...clone.querySelectorAll('[aria-label],[title],[placeholder]')].flatMap((el) => ['aria-label', 'title', 'placeholder'].map((a) => el.getAttribute(a) ?? ''))];
+    const named = ['aria-label', 'title', 'placeholder', 'alt', 'aria-valuetext'];
+    const texts = [clone.innerText, ...[...clone.querySelectorAll(named.map((a) => `[${a}]`).join(','))].flatMap((el) => named.map((a) => el.getAttribute(a) ?? ''))];
     const left: string[] = [];
     for (let text of texts) {
       let before = '';
@@ -55,4 +58,23 @@ export async function unmarked(scope: Locator, skip: string): Promise<string[]> 
     }
     return left;
   }, skip);
+}
+
+/**
+ * How far the moving bar of a session's start (indeterminate: no figure) travels along x, in px,
+ * between two moments of its animation: a right-to-left page's moves left. Null until the bar is
+ * shown. Run in the page.
+ */
+export function startBarTravel(): number | null {
+  const bar = document.querySelector('.loading .progress-bar:not(.determinate)');
+  const animation = bar?.getAnimations({ subtree: true })[0];
+  if (!bar || !animation) return null;
+  animation.pause();
+  const x = (time: number) => {
+    animation.currentTime = time;
+    return new DOMMatrix(getComputedStyle(bar, '::after').transform).m41;
+  };
+  const travel = x(900) - x(300);
+  animation.play();
+  return travel;
 }

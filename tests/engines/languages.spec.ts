@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
 import { ARROWS } from './step-view';
+import { startBarTravel } from '../e2e/screen-checks';
 
 // A language chosen in Settings → Language, in Firefox ESR and WebKitGTK as in Chromium
 // (tests/e2e/i18n.spec.ts): applied in place, <html lang> set, kept across a reload; and in
-// Arabic the step-through's drawing mirrors with the page (tests/e2e/step-through.spec.ts).
+// Arabic the step-through's drawing mirrors with the page (tests/e2e/step-through.spec.ts), and so
+// does the moving bar of a session's start (tests/e2e/i18n-journeys.spec.ts).
 
 const ARABIC = JSON.parse(readFileSync(new URL('../../messages/ar.json', import.meta.url), 'utf8')) as Record<string, string>;
 
@@ -40,4 +42,14 @@ test('In Arabic a step-through mirrors with the page: the list left of the frame
   const code = { role: 'list', name: ARABIC.step_code, within: view };
   await person.find(code);
   expect(await person.page.evaluate((t) => getComputedStyle((window as unknown as { __find: (t: unknown) => Element }).__find(t)).direction, code)).toBe('ltr');
+});
+
+test("In Arabic the moving bar of a session's start travels right to left", { tag: '@any-host' }, async ({ person, host }) => {
+  await person.open(host.url);
+  await person.chooseLanguage('ar');
+  await person.click({ role: 'button', name: ARABIC.common_cancel });
+  await person.click({ role: 'button', name: ARABIC.app_new_session });
+  let travel: number | null = null;
+  await expect.poll(async () => (travel = await person.page.evaluate(startBarTravel)), { timeout: 30_000, intervals: [50] }).not.toBeNull();
+  expect(travel!).toBeLessThan(0);
 });

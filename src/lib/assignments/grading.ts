@@ -41,7 +41,8 @@ export type RowStatus = 'waiting' | 'grading' | 'graded' | 'error' | 'refused' |
  * its files. A cell the assistant ran says what the student asked it.
  */
 export interface SubmittedWork {
-  cells: { code: string; output: string; asked?: string }[];
+  /** What the cell showed: the program's text as written, and PyTabs' own words (its errors, the cut) said, for the reader's language; rows kept before hold one string. */
+  cells: { code: string; output: Text[] | string; asked?: string }[];
   files: { path: string; size: number }[];
 }
 
@@ -466,14 +467,28 @@ function ranCells(round: Round): Cell[] {
   return splitMessage(round.message).map((b, block) => ({ code: b.code, stopped: stopped.has(block) }));
 }
 
-/** What a round showed as text: its output, values and errors, cut for the read-only view. */
-function shownOutput(round: Round): string {
-  let out = '';
+/** What a round showed: its output, values and errors, cut for the read-only view (PyTabs' own short words are not counted). */
+function shownOutput(round: Round): Text[] {
+  const out: Text[] = [];
+  let room = OUTPUT_CHARS;
   for (const e of round.events) {
-    if (out.length > OUTPUT_CHARS) break;
-    if (e.type === 'stdout' || e.type === 'stderr' || e.type === 'input') out += terminalText(e);
-    else if (e.type === 'result') out += `${e.bundle['text/plain'] ?? ''}\n`;
-    else if (e.type === 'exec_error') out += `${e.error.ename}: ${e.error.evalue}\n`;
+    const shown: Text[] =
+      e.type === 'stdout' || e.type === 'stderr' || e.type === 'input'
+        ? [terminalText(e)]
+        : e.type === 'result'
+          ? [`${e.bundle['text/plain'] ?? ''}\n`]
+          : e.type === 'exec_error'
+            ? [`${e.error.ename}: `, e.error.said ?? e.error.evalue, '\n']
+            : [];
+    for (const text of shown) {
+      const chars = typeof text === 'string' ? text.length : 0;
+      if (chars > room) {
+        out.push(`${(text as string).slice(0, room)}\n`, said('rt_py_output_cut', { count: OUTPUT_CHARS }));
+        return out;
+      }
+      out.push(text);
+      room -= chars;
+    }
   }
-  return out.length > OUTPUT_CHARS ? `${out.slice(0, OUTPUT_CHARS)}\n… output cut` : out;
+  return out;
 }

@@ -57,7 +57,7 @@ _OPERATORS: dict[type[ast.AST], str] = {
     ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=',
 }
 # TypeError messages that name an operator and two types (CPython 3.11 to 3.14 word them alike).
-_TYPE_MESSAGES = (
+_TYPE_MESSAGES = (  # CPython's words
     re.compile(r'can only concatenate (?P<left>\w+) \(not "(?P<right>\w+)"\) to \w+'),
     re.compile(r"unsupported operand type\(s\) for (?P<op>\S+?)=?: '(?P<left>\w+)' and '(?P<right>\w+)'"),
     re.compile(r"'(?P<op>\S+)' not supported between instances of '(?P<left>\w+)' and '(?P<right>\w+)'"),
@@ -332,7 +332,7 @@ def _described(node: ast.AST | None, kind: str, frame: FrameType | None) -> Said
 
 
 def _value_error(message: str) -> Said | None:
-    found = re.fullmatch(r"invalid literal for int\(\) with base 10: (?P<text>.*)", message, re.S)
+    found = re.fullmatch(r"invalid literal for int\(\) with base 10: (?P<text>.*)", message, re.S)  # CPython's words
     if found:
         text = found.group('text')
         if text.strip('\'"').strip() == '':
@@ -340,7 +340,7 @@ def _value_error(message: str) -> Said | None:
         if re.fullmatch(r"""['"]\s*[-+]?\d*[.,]\d+\s*['"]""", text):
             return _said('explain_int_decimal', text=text)
         return _said('explain_int', text=text)
-    found = re.fullmatch(r'could not convert string to float: (?P<text>.*)', message, re.S)
+    found = re.fullmatch(r'could not convert string to float: (?P<text>.*)', message, re.S)  # CPython's words
     if found:
         return _said('explain_float', text=found.group('text'))
     return None
@@ -374,9 +374,9 @@ def _syntax(exc: SyntaxError) -> Said:
     if isinstance(exc, IndentationError):
         if message.startswith('unexpected indent'):
             return _said('explain_syntax_unexpected_indent', line=line)
-        if message.startswith('expected an indented block'):
+        if message.startswith('expected an indented block'):  # CPython's words
             return _said('explain_syntax_expected_indent', line=line)
-        if message.startswith('unindent does not match'):
+        if message.startswith('unindent does not match'):  # CPython's words
             return _said('explain_syntax_unindent', line=line)
     if message == "expected ':'":
         return _said('explain_syntax_colon', line=line, column=column)
@@ -386,14 +386,14 @@ def _syntax(exc: SyntaxError) -> Said:
     found = re.fullmatch(r"unmatched '(.)'", message)
     if found:
         return _said('explain_syntax_unmatched', bracket=found.group(1), line=line, column=column)
-    found = re.fullmatch(r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", message)
+    found = re.fullmatch(r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", message)  # CPython's words
     if found:
         return _said('explain_syntax_mismatch', closing=found.group(1), opening=found.group(2), line=line, column=column)
     if message.startswith(('unterminated string literal', 'unterminated triple-quoted string literal')):
         return _said('explain_syntax_string', line=line)
-    if message.startswith('Missing parentheses in call to'):
+    if message.startswith('Missing parentheses in call to'):  # CPython's words
         return _said('explain_syntax_print', line=line)
-    if "Maybe you meant '==' or ':=' instead of '='" in message or "cannot assign to" in message and "'=='" in message:
+    if "Maybe you meant '==' or ':=' instead of '='" in message or "cannot assign to" in message and "'=='" in message:  # CPython's words
         return _said('explain_syntax_equals', line=line, column=column)
     if message.startswith('invalid syntax. Perhaps you forgot a comma'):
         return _said('explain_syntax_comma', line=line, column=column)
