@@ -28,6 +28,8 @@ from typing import Any, TypedDict
 # Values shown inline, by repr; everything else is a reference or a described value.
 _INLINE = (int, float, complex, bool, str, bytes, type(None))
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+# How many ints or strs keep their keys at once: a repr made again costs more than a look-up, in wasm most.
+_KNOWN_VALUES = 20_000
 # A function, class or module is named, not drawn.
 _NAMED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
 
@@ -55,6 +57,8 @@ class Recorder:
         self._is_user_file = is_user_file
         self._hidden = hidden_globals
         self._user_code: dict[types.CodeType, bool] = {}
+        # Keys of the values seen, for the exact types whose equal values have equal reprs.
+        self._known: dict[type, dict[Any, tuple[str, str]]] = {int: {}, str: {}}
         # Each frame's user frames from the outermost in, while it runs: a running frame's callers
         # do not change, and the worker's own frames under the cell are then walked once, not per step.
         self._chains: dict[types.FrameType, tuple[types.FrameType, ...]] = {}
@@ -204,6 +208,12 @@ class Recorder:
     def _value(self, value: object, reached: list[object]) -> Any:
         """A value's key: (type name, repr) inline, or its object's number (the object is noted as reached)."""
         kind = type(value)
+        known = self._known.get(kind)
+        if known is not None:
+            key = known.get(value)
+            if key is None:
+                key = self._remember(known, kind, value)
+            return key
         if isinstance(value, _INLINE):
             return (kind.__name__, self._repr(value))
         if isinstance(value, _NAMED):
@@ -214,6 +224,16 @@ class Recorder:
         if kind.__module__ == 'builtins':
             return (kind.__name__, self._repr(value))
         return (kind.__name__, f'<{kind.__name__} object>')
+
+    def _remember(self, known: dict[Any, tuple[str, str]], kind: type, value: Any) -> tuple[str, str]:
+        """An int's or str's key, kept for the next step that shows the same value (most do)."""
+        key = (kind.__name__, self._repr(value))
+        # Not a long text or a huge number: kept, it would outlive its variable.
+        if (len(value) if kind is str else value.bit_length()) <= 256:
+            if len(known) >= _KNOWN_VALUES:
+                known.clear()
+            known[value] = key
+        return key
 
     def _number(self, value: object) -> int:
         number = self._numbers.get(id(value))
