@@ -59,6 +59,7 @@ class Recorder:
         self._user_code: dict[types.CodeType, bool] = {}
         # Keys of the values seen, for the exact types whose equal values have equal reprs.
         self._known: dict[type, dict[Any, tuple[str, str]]] = {int: {}, str: {}}
+        self._type_names: dict[type, str] = {}
         # Each frame's user frames from the outermost in, while it runs: a running frame's callers
         # do not change, and the worker's own frames under the cell are then walked once, not per step.
         self._chains: dict[types.FrameType, tuple[types.FrameType, ...]] = {}
@@ -198,11 +199,12 @@ class Recorder:
 
     def _scope(self, frame: types.FrameType, reached: list[object]) -> int:
         module = frame.f_code.co_name == '<module>'
-        pairs = tuple(
+        # A list comprehension, not a generator: 3.12+ runs it inline, with no object made for it.
+        pairs = tuple([
             (name, self._value(value, reached))
             for name, value in frame.f_locals.items()
             if not name.startswith('__') and not (module and name in self._hidden)
-        )
+        ])
         return self._scopes.setdefault(pairs, len(self._scopes))
 
     def _value(self, value: object, reached: list[object]) -> Any:
@@ -253,6 +255,14 @@ class Recorder:
             return f'<{type(value).__name__} object>'
         return text if len(text) <= self._max_repr else text[: self._max_repr] + '…'
 
+    def _type_name(self, value: object) -> str:
+        """type(value).__name__, which makes a new str each time for a built-in type."""
+        kind = type(value)
+        name = self._type_names.get(kind)
+        if name is None:
+            name = self._type_names[kind] = kind.__name__
+        return name
+
     def _heap(self, reached: list[object]) -> int:
         """Snapshots every object reached from the frames (breadth first, up to max_objects)."""
         drawn: list[int] = []
@@ -262,9 +272,10 @@ class Recorder:
         while at < len(queue):
             value = queue[at]
             at += 1
-            if id(value) in seen:
+            ident = id(value)
+            if ident in seen:
                 continue
-            seen.add(id(value))
+            seen.add(ident)
             if len(drawn) >= self._max_objects:
                 self.objects_cut = True
                 break
@@ -279,18 +290,18 @@ class Recorder:
         limit = self._max_items
         if isinstance(value, dict):
             pairs = list(value.items())
-            items = tuple((self._value(k, reached), self._value(v, reached)) for k, v in pairs[:limit])
-            return (number, 'dict', type(value).__name__, items, max(0, len(pairs) - limit))
+            items = tuple([(self._value(k, reached), self._value(v, reached)) for k, v in pairs[:limit]])
+            return (number, 'dict', self._type_name(value), items, max(0, len(pairs) - limit))
         if isinstance(value, (list, tuple)):
-            items = tuple(self._value(v, reached) for v in value[:limit])
+            items = tuple([self._value(v, reached) for v in (value if len(value) <= limit else value[:limit])])
             kind = 'list' if isinstance(value, list) else 'tuple'
-            return (number, kind, type(value).__name__, items, max(0, len(value) - limit))
+            return (number, kind, self._type_name(value), items, max(0, len(value) - limit))
         if isinstance(value, (set, frozenset)):
             members = list(value)
-            items = tuple(self._value(v, reached) for v in members[:limit])
-            return (number, 'frozenset' if isinstance(value, frozenset) else 'set', type(value).__name__, items, max(0, len(members) - limit))
+            items = tuple([self._value(v, reached) for v in members[:limit]])
+            return (number, 'frozenset' if isinstance(value, frozenset) else 'set', self._type_name(value), items, max(0, len(members) - limit))
         attributes = [(name, v) for name, v in vars(value).items() if not name.startswith('__')]
-        items = tuple((name, self._value(v, reached)) for name, v in attributes[:limit])
+        items = tuple([(name, self._value(v, reached)) for name, v in attributes[:limit]])
         return (number, 'instance', type(value).__qualname__, items, max(0, len(attributes) - limit))
 
 
