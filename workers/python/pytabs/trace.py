@@ -60,6 +60,7 @@ class Recorder:
         # Keys of the values seen, for the exact types whose equal values have equal reprs.
         self._known: dict[type, dict[Any, tuple[str, str]]] = {int: {}, str: {}}
         self._type_names: dict[type, str] = {}
+        self._shown_names: dict[tuple[Any, ...], tuple[str, ...]] = {}
         # Each frame's user frames from the outermost in, while it runs: a running frame's callers
         # do not change, and the worker's own frames under the cell are then walked once, not per step.
         self._chains: dict[types.FrameType, tuple[types.FrameType, ...]] = {}
@@ -198,13 +199,18 @@ class Recorder:
             walk = walk.f_back
 
     def _scope(self, frame: types.FrameType, reached: list[object]) -> int:
+        local = frame.f_locals
         module = frame.f_code.co_name == '<module>'
+        # The names shown, by the names bound (in order): the module's PyTabs names are then
+        # skipped at C speed, not one by one at each step.
+        bound = (module, *local)
+        names = self._shown_names.get(bound)
+        if names is None:
+            names = self._shown_names[bound] = tuple(
+                [name for name in bound[1:] if not name.startswith('__') and not (module and name in self._hidden)]
+            )
         # A list comprehension, not a generator: 3.12+ runs it inline, with no object made for it.
-        pairs = tuple([
-            (name, self._value(value, reached))
-            for name, value in frame.f_locals.items()
-            if not name.startswith('__') and not (module and name in self._hidden)
-        ])
+        pairs = tuple([(name, self._value(local[name], reached)) for name in names])
         return self._scopes.setdefault(pairs, len(self._scopes))
 
     def _value(self, value: object, reached: list[object]) -> Any:
