@@ -52,4 +52,10 @@ export const CORPUS: { name: string; source: string; input: string[] }[] = [
     source: 'def counter():\n    n = 0\n    while n < 3:\n        yield n\n        n += 1\ndef first(g):\n    return next(g)\ndef second(g):\n    return next(g)\ng = counter()\na = first(g)\nb = second(g)\nrest = list(g)',
     input: [],
   },
+  {
+    // Equal values of different types (1, True, 1.0; -0.0 and 0.0) each keep their own type and repr.
+    name: 'equal values of different types',
+    source: "one = 1\nflag = True\nreal = 1.0\nzero = -0.0\nnought = 0.0\npair = [1, True, 1.0]\nword = 'ab'\nsame = 'a' + 'b'\nbig = 2 ** 200\nn = one + flag",
+    input: [],
+  },
 ];

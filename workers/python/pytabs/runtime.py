@@ -31,8 +31,8 @@ class RunResult(TypedDict):
     result: MimeBundle | None
     error: ErrorInfo | None
     replay: list[str]
-    # A step-through's recording (pytabs.trace), as JSON, when the run was asked to record.
-    trace: str | None
+    # A step-through's recording (pytabs.trace), as JSON in UTF-8, when the run was asked to record.
+    trace: bytes | None
 
 
 Emit = Callable[[str, Any], object]
@@ -99,7 +99,7 @@ class Runtime:
         finally:
             flush_streams()
         if recorder is not None:
-            result['trace'] = json.dumps(recorder.record(), ensure_ascii=False, separators=(',', ':'))
+            result['trace'] = json.dumps(recorder.record(), ensure_ascii=False, separators=(',', ':')).encode()
         return result
 
     def run_now(self, code: str, session_vars: Mapping[str, str], trace: str | None = None) -> RunResult:

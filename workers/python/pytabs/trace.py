@@ -28,6 +28,8 @@ from typing import Any, TypedDict
 # Values shown inline, by repr; everything else is a reference or a described value.
 _INLINE = (int, float, complex, bool, str, bytes, type(None))
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+# How many ints or strs keep their keys at once: a repr made again costs more than a look-up, in wasm most.
+_KNOWN_VALUES = 20_000
 # A function, class or module is named, not drawn.
 _NAMED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
 
@@ -55,6 +57,10 @@ class Recorder:
         self._is_user_file = is_user_file
         self._hidden = hidden_globals
         self._user_code: dict[types.CodeType, bool] = {}
+        # Keys of the values seen, for the exact types whose equal values have equal reprs.
+        self._known: dict[type, dict[Any, tuple[str, str]]] = {int: {}, str: {}}
+        self._type_names: dict[type, str] = {}
+        self._shown_names: dict[tuple[Any, ...], tuple[str, ...]] = {}
         # Each frame's user frames from the outermost in, while it runs: a running frame's callers
         # do not change, and the worker's own frames under the cell are then walked once, not per step.
         self._chains: dict[types.FrameType, tuple[types.FrameType, ...]] = {}
@@ -193,17 +199,29 @@ class Recorder:
             walk = walk.f_back
 
     def _scope(self, frame: types.FrameType, reached: list[object]) -> int:
+        local = frame.f_locals
         module = frame.f_code.co_name == '<module>'
-        pairs = tuple(
-            (name, self._value(value, reached))
-            for name, value in frame.f_locals.items()
-            if not name.startswith('__') and not (module and name in self._hidden)
-        )
+        # The names shown, by the names bound (in order): the module's PyTabs names are then
+        # skipped at C speed, not one by one at each step.
+        bound = (module, *local)
+        names = self._shown_names.get(bound)
+        if names is None:
+            names = self._shown_names[bound] = tuple(
+                [name for name in bound[1:] if not name.startswith('__') and not (module and name in self._hidden)]
+            )
+        # A list comprehension, not a generator: 3.12+ runs it inline, with no object made for it.
+        pairs = tuple([(name, self._value(local[name], reached)) for name in names])
         return self._scopes.setdefault(pairs, len(self._scopes))
 
     def _value(self, value: object, reached: list[object]) -> Any:
         """A value's key: (type name, repr) inline, or its object's number (the object is noted as reached)."""
         kind = type(value)
+        known = self._known.get(kind)
+        if known is not None:
+            key = known.get(value)
+            if key is None:
+                key = self._remember(known, kind, value)
+            return key
         if isinstance(value, _INLINE):
             return (kind.__name__, self._repr(value))
         if isinstance(value, _NAMED):
@@ -214,6 +232,16 @@ class Recorder:
         if kind.__module__ == 'builtins':
             return (kind.__name__, self._repr(value))
         return (kind.__name__, f'<{kind.__name__} object>')
+
+    def _remember(self, known: dict[Any, tuple[str, str]], kind: type, value: Any) -> tuple[str, str]:
+        """An int's or str's key, kept for the next step that shows the same value (most do)."""
+        key = (kind.__name__, self._repr(value))
+        # Not a long text or a huge number: kept, it would outlive its variable.
+        if (len(value) if kind is str else value.bit_length()) <= 256:
+            if len(known) >= _KNOWN_VALUES:
+                known.clear()
+            known[value] = key
+        return key
 
     def _number(self, value: object) -> int:
         number = self._numbers.get(id(value))
@@ -233,6 +261,14 @@ class Recorder:
             return f'<{type(value).__name__} object>'
         return text if len(text) <= self._max_repr else text[: self._max_repr] + '…'
 
+    def _type_name(self, value: object) -> str:
+        """type(value).__name__, which makes a new str each time for a built-in type."""
+        kind = type(value)
+        name = self._type_names.get(kind)
+        if name is None:
+            name = self._type_names[kind] = kind.__name__
+        return name
+
     def _heap(self, reached: list[object]) -> int:
         """Snapshots every object reached from the frames (breadth first, up to max_objects)."""
         drawn: list[int] = []
@@ -242,9 +278,10 @@ class Recorder:
         while at < len(queue):
             value = queue[at]
             at += 1
-            if id(value) in seen:
+            ident = id(value)
+            if ident in seen:
                 continue
-            seen.add(id(value))
+            seen.add(ident)
             if len(drawn) >= self._max_objects:
                 self.objects_cut = True
                 break
@@ -259,18 +296,18 @@ class Recorder:
         limit = self._max_items
         if isinstance(value, dict):
             pairs = list(value.items())
-            items = tuple((self._value(k, reached), self._value(v, reached)) for k, v in pairs[:limit])
-            return (number, 'dict', type(value).__name__, items, max(0, len(pairs) - limit))
+            items = tuple([(self._value(k, reached), self._value(v, reached)) for k, v in pairs[:limit]])
+            return (number, 'dict', self._type_name(value), items, max(0, len(pairs) - limit))
         if isinstance(value, (list, tuple)):
-            items = tuple(self._value(v, reached) for v in value[:limit])
+            items = tuple([self._value(v, reached) for v in (value if len(value) <= limit else value[:limit])])
             kind = 'list' if isinstance(value, list) else 'tuple'
-            return (number, kind, type(value).__name__, items, max(0, len(value) - limit))
+            return (number, kind, self._type_name(value), items, max(0, len(value) - limit))
         if isinstance(value, (set, frozenset)):
             members = list(value)
-            items = tuple(self._value(v, reached) for v in members[:limit])
-            return (number, 'frozenset' if isinstance(value, frozenset) else 'set', type(value).__name__, items, max(0, len(members) - limit))
+            items = tuple([self._value(v, reached) for v in members[:limit]])
+            return (number, 'frozenset' if isinstance(value, frozenset) else 'set', self._type_name(value), items, max(0, len(members) - limit))
         attributes = [(name, v) for name, v in vars(value).items() if not name.startswith('__')]
-        items = tuple((name, self._value(v, reached)) for name, v in attributes[:limit])
+        items = tuple([(name, self._value(v, reached)) for name, v in attributes[:limit]])
         return (number, 'instance', type(value).__qualname__, items, max(0, len(attributes) - limit))
 
 
