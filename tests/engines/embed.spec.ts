@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { EnginePage } from '../../scripts/engines.mjs';
 import { embedUrl } from '../../src/embed-client';
 import { sleep } from '../../src/lib/timing';
-import { DIST } from './app-copy';
 import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
 
@@ -17,6 +16,7 @@ import { FIRST_RUN } from './person';
 // Chromium's default settings block storage in cross-site frames, so there the embed cannot
 // keep a session (tests/e2e/embed.spec.ts covers that and the rest in Chromium).
 
+const DIST = path.resolve('dist');
 const ORIGINS_FILE = path.join(DIST, 'embed-origins.json');
 
 interface Cell {

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { launchEngine, type Engine, type EngineName, type EngineProfile, type ProfileOptions } from '../../scripts/engines.mjs';
 import { StaticHost } from '../e2e/static-host';
-import { DIST } from './app-copy';
 import { Person } from './person';
 
 /** Where the suite runs: an engine, and a host that sends no headers or the project's `_headers`. */
@@ -40,6 +39,8 @@ function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T>
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
+
+const DIST = path.resolve('dist');
 
 export const test = base.extend<Fixtures, Where & { engine: Engine }>({
   onlyAfterCrash: [

@@ -11,7 +11,6 @@ const EVERYWHERE = process.env.ENGINES_ALL === '1';
 export default defineConfig<object, Where>({
   testDir: '.',
   testMatch: '*.spec.ts',
-  globalSetup: './app-copy.ts',
   timeout: 240_000,
   expect: { timeout: 60_000 },
   // Two cores: each test starts Pyodide workers, which are CPU-bound.
