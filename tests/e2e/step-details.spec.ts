@@ -1,41 +1,13 @@
 import path from 'node:path';
-import { test, expect, type Locator, type Page } from '@playwright/test';
+import { test, expect, type Locator } from '@playwright/test';
 import { FIRST_RUN, openApp, reply } from './app';
 import { StaticHost } from './static-host';
+import { arrowEnds, inside, stepThrough } from './step-view';
 
 // The parts of a step-through a person meets past the first list behind two names, through the
 // UI by role and name on the built app with real Pyodide: arrows from the elements of lists and
 // the values of dicts, the limits said on screen, the output so far moving with the steps,
 // input() answered while recording, and Stop while recording.
-
-async function stepThrough(page: Page, code: string, seq = 1): Promise<Locator> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(code);
-  await page.getByRole('button', { name: 'Step through' }).click();
-  const view = reply(page, seq).getByRole('group', { name: 'Step-through' });
-  await expect(view).toBeVisible(FIRST_RUN);
-  return view;
-}
-
-interface Point {
-  x: number;
-  y: number;
-}
-type Box = { x: number; y: number; width: number; height: number };
-
-/** Where each arrow over the view starts and ends, in the page's coordinates (arrows are decoration, hidden from screen readers: found by their element). */
-function arrowEnds(view: Locator): Promise<{ start: Point; end: Point }[]> {
-  return view.locator('svg path.arrow').evaluateAll((paths) =>
-    paths.map((element) => {
-      const path = element as SVGPathElement;
-      const layer = path.ownerSVGElement!.getBoundingClientRect();
-      const start = path.getPointAtLength(0);
-      const end = path.getPointAtLength(path.getTotalLength());
-      return { start: { x: layer.left + start.x, y: layer.top + start.y }, end: { x: layer.left + end.x, y: layer.top + end.y } };
-    }),
-  );
-}
-
-const inside = (p: Point, box: Box) => p.x >= box.x - 1 && p.x <= box.x + box.width + 1 && p.y >= box.y - 1 && p.y <= box.y + box.height + 1;
 
 /** Waits until exactly one arrow starts on each of `refs`, and each of those ends on `object`. */
 async function expectArrowsFrom(view: Locator, refs: Locator, object: Locator): Promise<void> {

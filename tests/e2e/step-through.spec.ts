@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { test, expect, type Locator, type Page } from '@playwright/test';
+import { test, expect, type Locator } from '@playwright/test';
 import { FIRST_RUN, openApp, reply } from './app';
 import { expectAxeClean, expectNoOverflow } from './screen-checks';
+import { arrowEnds, inside, stepThrough } from './step-view';
 
 // Step through on a Code message, in Chromium with a real worker and real IndexedDB, found by
 // role and name as a person (or a screen reader) finds it.
@@ -67,31 +68,6 @@ test('Step through shows one list behind two names, goes back by button and keyb
   await expect(again.getByRole('group', { name: '<module>' }).getByRole('button', { name: '→ list #1' })).toHaveCount(2);
 });
 
-interface Point {
-  x: number;
-  y: number;
-}
-type Box = { x: number; y: number; width: number; height: number };
-
-/**
- * The two ends of each arrow drawn over the view, in the page's coordinates. The arrows are
- * decoration, hidden from screen readers (the "→ list #1" words say the same), so they are
- * found by their element; where they start and end is what they mean.
- */
-function arrowEnds(view: Locator): Promise<{ start: Point; end: Point }[]> {
-  return view.locator('svg path.arrow').evaluateAll((paths) =>
-    paths.map((element) => {
-      const path = element as SVGPathElement;
-      const layer = path.ownerSVGElement!.getBoundingClientRect();
-      const start = path.getPointAtLength(0);
-      const end = path.getPointAtLength(path.getTotalLength());
-      return { start: { x: layer.left + start.x, y: layer.top + start.y }, end: { x: layer.left + end.x, y: layer.top + end.y } };
-    }),
-  );
-}
-
-const inside = (p: Point, box: Box) => p.x >= box.x - 1 && p.x <= box.x + box.width + 1 && p.y >= box.y - 1 && p.y <= box.y + box.height + 1;
-
 /** Waits until the view draws exactly one arrow from each of `refs`, all ending on `object`, and no other. */
 async function expectArrows(view: Locator, refs: Locator, object: Locator): Promise<void> {
   const count = await refs.count();
@@ -107,14 +83,6 @@ async function expectArrows(view: Locator, refs: Locator, object: Locator): Prom
       };
     })
     .toEqual({ arrows: count, allEndOnTheObject: true, oneFromEachRef: Array(count).fill(1) });
-}
-
-async function stepThrough(page: Page, code: string): Promise<Locator> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(code);
-  await page.getByRole('button', { name: 'Step through' }).click();
-  const view = reply(page, 1).getByRole('group', { name: 'Step-through' });
-  await expect(view).toBeVisible(FIRST_RUN);
-  return view;
 }
 
 test('Step through draws an arrow from each name to the object it refers to: two to one list for b = a, following the page as it narrows', async ({ page }) => {
