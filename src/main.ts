@@ -79,12 +79,13 @@ async function startApp(): Promise<void> {
     opened = true;
     performance.mark('pytabs:storage-open');
     serviceWorker.attach(manager);
-    window.pytabs = createApi(manager);
-    window.pytabsLib = lib;
     endWithPage(manager);
     // Decided before the first paint: a notice arriving later moved the page under a click.
     const storageRisk = await storageRiskOnOpen(manager.settingsStore, persisted).catch(() => null);
     await language;
+    // The page's API once its language is loaded: an error made before it read as its key.
+    window.pytabs = createApi(manager);
+    window.pytabsLib = lib;
     target.replaceChildren();
     const app = mount(App, { target, props: { manager, storageRisk } });
     void onDataErased(manager, (reason) => {
