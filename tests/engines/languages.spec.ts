@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
-import { ARROWS } from './step-view';
+import { arrows } from './step-view';
 import { startBarTravel } from '../e2e/screen-checks';
 
 // A language chosen in Settings → Language, in Firefox ESR and WebKitGTK as in Chromium
@@ -38,7 +38,7 @@ test('In Arabic a step-through mirrors with the page: the list left of the frame
   const view = { role: 'group', name: names.view };
   await person.find(view, { timeout: FIRST_RUN });
   await person.click({ role: 'button', name: ARABIC.step_last, within: view });
-  await expect.poll(() => person.page.evaluate(ARROWS, names), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true, leftward: true, listLeftOfFrame: true });
+  await expect.poll(() => arrows(person, names), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true, leftward: true, listLeftOfFrame: true });
   const code = { role: 'list', name: ARABIC.step_code, within: view };
   await person.find(code);
   expect(await person.page.evaluate((t) => getComputedStyle((window as unknown as { __find: (t: unknown) => Element }).__find(t)).direction, code)).toBe('ltr');

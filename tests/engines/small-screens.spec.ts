@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { test, expect } from './fixtures';
 import { FIRST_RUN, type Person, type Target } from './person';
 import type { StaticHost } from '../e2e/static-host';
-import { ARROWS, ENGLISH_STEP_NAMES } from './step-view';
+import { arrows, ENGLISH_STEP_NAMES } from './step-view';
 
 // An iPad upright (768 × 1024) and a phone (390 × 844) in WebKit, iPads' engine: nothing runs off
 // the screen, the session's actions are one "Session actions" menu, a step-through's controls
@@ -165,7 +165,7 @@ test('an iPad and a phone: the step-through fits, its controls are touch-sized, 
     await person.click(control('Last'));
     expect(await person.text(slider)).toBe('6');
     expect(await person.count({ role: 'button', name: '→ list #1', within: { role: 'group', name: '<module>', within: view } })).toBe(2);
-    await expect.poll(() => person.page.evaluate(ARROWS, ENGLISH_STEP_NAMES), { timeout: 10_000 }).toMatchObject({ arrows: 2, fromRefs: [1, 1], onTheList: true });
+    await expect.poll(() => arrows(person, ENGLISH_STEP_NAMES), { timeout: 10_000 }).toMatchObject({ arrows: 2, fromRefs: [1, 1], onTheList: true });
     await expectNoOverflow(person, width, `${where}, the step-through at its last step`);
     await expectAxeClean(person, `${where}, the step-through`);
     // The line numbers grow to 44 px only under a touch pointer, which MiniBrowser (a mouse) has not;

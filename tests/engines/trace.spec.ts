@@ -1,6 +1,6 @@
 import { test, expect } from './fixtures';
 import { FIRST_RUN } from './person';
-import { ARROWS, ENGLISH_STEP_NAMES } from './step-view';
+import { arrows, ENGLISH_STEP_NAMES } from './step-view';
 
 // A step-through's record through the page's API (window.pytabs.trace) in Chromium, Firefox
 // ESR and WebKitGTK, on a plain host and on one with the project's headers: input() is
@@ -99,7 +99,7 @@ test('Step through in the chat: one list behind two names, back three steps by b
 
   // Two arrows, one from each name, both ending on the one list's box (drawn in the next frame),
   // running right from the frame to the list beside it.
-  await expect.poll(() => person.page.evaluate(ARROWS, ENGLISH_STEP_NAMES), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true, leftward: false, listLeftOfFrame: false });
+  await expect.poll(() => arrows(person, ENGLISH_STEP_NAMES), { timeout: 10_000 }).toEqual({ arrows: 2, fromRefs: [1, 1], onTheList: true, leftward: false, listLeftOfFrame: false });
 
   // Line 4, picked by its number: the next step about to run it, then none.
   await person.click({ role: 'button', name: 'Line 4', within: view });
