@@ -9,7 +9,7 @@ import { createApi, type PyTabsApi } from './lib/api';
 import { endWithPage } from './lib/sessions/page-life';
 import { isEmbedLink } from './lib/embed/options';
 import { askPersisted, storageRiskOnOpen } from './lib/storage-risk';
-import { messages, startLocale } from './lib/i18n';
+import { errorText, messages, startLocale } from './lib/i18n';
 
 declare global {
   interface Window {
@@ -102,7 +102,8 @@ async function startApp(): Promise<void> {
     p.setAttribute('role', 'alert');
     p.style.padding = '2rem';
     await language;
-    p.textContent = messages().page_no_storage({ error: error instanceof Error ? error.message : String(error) });
+    // In words now that the language is loaded: a said error's message was worded when it was made.
+    p.textContent = messages().page_no_storage({ error: errorText(error) });
     target.replaceChildren(p);
   }
 }

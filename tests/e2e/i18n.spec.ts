@@ -158,3 +158,30 @@ test("the pseudo-language check reads images' alt texts and progress bars' and s
   await page.setContent('<main><p>⟦Ṕļöţ⟧</p><img alt="A plot" src="data:,"><div role="slider" aria-label="⟦Šţéṗ⟧" aria-valuenow="2" aria-valuetext="step 2 of 5"></div><img alt="⟦Ƒîĝûŕé⟧" src="data:,"></main>');
   expect(await unmarked(page.locator('main'), '')).toEqual(['A', 'plot', 'step', 'of']);
 });
+
+test.describe('in a French browser', () => {
+  test.use({ locale: 'fr-FR' });
+
+  test('storage left by a newer PyTabs: the page says why in French words, whenever the database answers', async ({ page }) => {
+    // The database is made at a newer schema from another page of the same site, before the app opens.
+    await page.goto('embed-origins.json');
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const req = indexedDB.open('pytabs', 99);
+          req.onupgradeneeded = () => req.result.createObjectStore('from-the-future');
+          req.onsuccess = () => {
+            req.result.close();
+            resolve();
+          };
+          req.onerror = () => reject(req.error);
+        }),
+    );
+    await page.goto('./');
+    const alert = page.getByRole('alert');
+    await expect(alert).toContainText('PyTabs n’a pas pu ouvrir son stockage (IndexedDB) : ');
+    await expect(alert).toContainText('viennent d’une version de PyTabs plus récente que cette page (schéma');
+    await expect(alert).not.toContainText('lib2_db_newer');
+    await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+  });
+});
